@@ -1,0 +1,3 @@
+from daharness.cli import main
+
+main()

@@ -1,0 +1,196 @@
+"""The `daharness` command line."""
+
+from __future__ import annotations
+
+import sys
+import traceback
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+from daharness.errors import UserError
+
+app = typer.Typer(
+    help="Run, score and compare data-analysis agents.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    add_completion=False,
+)
+suites_app = typer.Typer(help="List and check suites.", no_args_is_help=True)
+app.add_typer(suites_app, name="suites")
+
+out = Console()
+err = Console(stderr=True)
+
+SuiteOption = Annotated[
+    str,
+    typer.Option("--suite", "-s", help="Built-in suite name, or dabench:QUESTIONS.jsonl for official files."),
+]
+LabelsOption = Annotated[Path | None, typer.Option(help="Labels JSONL for a dabench: suite.")]
+TablesOption = Annotated[Path | None, typer.Option(help="Folder of CSV tables for a dabench: suite.")]
+ModeOption = Annotated[
+    str,
+    typer.Option("--mode", help="Closed-form scoring: 'normalized' (default) or 'strict' (official rule)."),
+]
+
+
+def _check_mode(mode: str) -> str:
+    from daharness.scoring.closed_form import MODES
+
+    if mode not in MODES:
+        raise UserError(f"--mode: unknown mode {mode!r}; choose one of {', '.join(MODES)}")
+    return mode
+
+
+@app.command()
+def run(
+    suite: SuiteOption = "closed-form",
+    agent: Annotated[
+        str, typer.Option("--agent", "-a", help="Agent name (see `daharness agents`).")
+    ] = "reference",
+    out_dir: Annotated[
+        Path | None, typer.Option("--out", "-o", help="Run directory; re-running with it resumes.")
+    ] = None,
+    limit: Annotated[int | None, typer.Option(help="Run only the first N selected tasks.")] = None,
+    ids: Annotated[str | None, typer.Option(help="Comma-separated task ids to run.")] = None,
+    concurrency: Annotated[int, typer.Option("--concurrency", "-j", help="Samples run at once.")] = 1,
+    mode: ModeOption = "normalized",
+    labels: LabelsOption = None,
+    tables: TablesOption = None,
+) -> None:
+    """Run an agent on a suite, score every sample, write the run directory and its report."""
+    from daharness.agents import make_agent
+    from daharness.report.build import write_report
+    from daharness.report.terminal import print_report
+    from daharness.runs.rundir import RunDir
+    from daharness.runs.runner import default_run_dir, run_suite
+    from daharness.suites import load_suite
+
+    _check_mode(mode)
+    loaded = load_suite(suite, labels=labels, tables=tables)
+    _print_warnings(loaded.warnings())
+    chosen_agent = make_agent(agent)
+    target = out_dir or default_run_dir(loaded.name, chosen_agent.name)
+    id_list = [i.strip() for i in ids.split(",") if i.strip()] if ids else None
+    try:
+        outcome = run_suite(
+            loaded, chosen_agent, target, closed_form_mode=mode, ids=id_list, limit=limit,
+            concurrency=concurrency, console=err,
+        )  # fmt: skip
+    except KeyboardInterrupt:
+        err.print(
+            f"[yellow]interrupted[/]: finished samples are saved in {target}; run the same command to resume"
+        )
+        raise typer.Exit(130) from None
+    report = write_report(RunDir.open_for_reading(target))
+    print_report(out, report)
+    out.print(f"run directory: {outcome.run_dir} (report.html, report.json)")
+
+
+@app.command()
+def score(
+    responses: Annotated[
+        Path, typer.Option(help='Responses JSONL: {"id": ..., "response": "..."} per line.')
+    ],
+    questions: Annotated[Path | None, typer.Option(help="Official questions JSONL.")] = None,
+    labels: LabelsOption = None,
+    suite: Annotated[
+        str | None, typer.Option(help="A built-in suite instead of --questions/--labels.")
+    ] = None,
+    mode: ModeOption = "normalized",
+    json_path: Annotated[
+        Path | None, typer.Option("--json", help="Write the figures in the official layout.")
+    ] = None,
+) -> None:
+    """Rescore existing closed-form responses (InfiAgent-DABench layout) and print the figures."""
+    from daharness.report.build import official_analysis, write_json
+    from daharness.report.terminal import print_figures
+    from daharness.rescore import rescore_dabench
+
+    _check_mode(mode)
+    figures, warnings = rescore_dabench(responses, questions=questions, labels=labels, suite=suite, mode=mode)
+    _print_warnings(warnings)
+    print_figures(out, figures, f"{responses.name} · {mode}")
+    if json_path is not None:
+        write_json(json_path, official_analysis(figures))
+        out.print(f"wrote {json_path}")
+
+
+@app.command()
+def report(run_dir: Annotated[Path, typer.Argument(help="A run directory.")]) -> None:
+    """Recompute report.json and report.html for a run directory and print the figures."""
+    from daharness.report.build import write_report
+    from daharness.report.terminal import print_report
+    from daharness.runs.rundir import RunDir
+
+    result = write_report(RunDir.open_for_reading(run_dir))
+    print_report(out, result)
+    out.print(f"wrote {run_dir / 'report.json'} and {run_dir / 'report.html'}")
+
+
+@app.command()
+def schema() -> None:
+    """Print the JSON schema of the Task model."""
+    import json
+
+    from daharness.tasks.model import task_json_schema
+
+    sys.stdout.write(json.dumps(task_json_schema(), indent=2) + "\n")
+
+
+@app.command()
+def agents() -> None:
+    """List the available agents."""
+    from daharness.agents import AGENTS
+
+    for name in AGENTS:
+        out.print(name)
+
+
+@suites_app.command("list")
+def suites_list() -> None:
+    """List the built-in suites."""
+    from daharness.suites import builtin_suites, load_suite
+
+    for name in builtin_suites():
+        loaded = load_suite(name)
+        out.print(f"{name}: {len(loaded.tasks)} tasks — {loaded.description}")
+
+
+@suites_app.command("check")
+def suites_check(
+    suite: Annotated[str, typer.Argument(help="Built-in name or dabench:QUESTIONS.jsonl.")] = "closed-form",
+    labels: LabelsOption = None,
+    tables: TablesOption = None,
+) -> None:
+    """Load a suite and list every task whose data has defects (exit 1 if any)."""
+    from daharness.suites import load_suite
+
+    loaded = load_suite(suite, labels=labels, tables=tables)
+    flagged = [task for task in loaded.tasks if task.warnings]
+    for task in flagged:
+        for warning in task.warnings:
+            out.print(f"[yellow]{warning}[/]")
+    out.print(f"{loaded.name}: {len(loaded.tasks)} tasks, {len(flagged)} with defects")
+    if flagged:
+        raise typer.Exit(1)
+
+
+def _print_warnings(warnings: list[str]) -> None:
+    for warning in warnings:
+        err.print(f"[yellow]warning[/]: {warning}")
+
+
+def main() -> None:
+    debug = "--debug" in sys.argv[1:]
+    if debug:
+        sys.argv.remove("--debug")
+    try:
+        app()
+    except UserError as exc:
+        if debug:
+            traceback.print_exc()
+        err.print(f"[red]error[/]: {exc}", highlight=False, soft_wrap=True)
+        sys.exit(2)

@@ -1,0 +1,134 @@
+"""A self-contained report.html: figures, charts (inline SVG from matplotlib) and every sample."""
+
+from __future__ import annotations
+
+import io
+from html import escape
+from typing import Any
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+
+_GREEN, _RED, _GREY = "#2e7d32", "#c62828", "#9e9e9e"
+
+_CSS = """
+body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:2rem auto;max-width:1100px;color:#222;padding:0 1rem}
+h1{margin-bottom:.2rem} .sub{color:#666;margin-top:0}
+.cards{display:flex;gap:1rem;flex-wrap:wrap;margin:1.5rem 0}
+.card{border:1px solid #ddd;border-radius:8px;padding:.8rem 1.2rem;min-width:150px}
+.card .v{font-size:1.8rem;font-weight:600} .card .k{color:#666;font-size:.85rem}
+.charts{display:flex;gap:1rem;flex-wrap:wrap} .charts figure{margin:0;flex:1;min-width:420px}
+table{border-collapse:collapse;width:100%;font-size:.9rem} th,td{border-bottom:1px solid #eee;padding:.35rem .5rem;text-align:left;vertical-align:top}
+tr.right td:first-child{border-left:4px solid #2e7d32} tr.wrong td:first-child{border-left:4px solid #c62828}
+tr.error td:first-child{border-left:4px solid #ef6c00} tr.excluded td:first-child{border-left:4px solid #9e9e9e}
+.ok{color:#2e7d32} .bad{color:#c62828} code,pre{background:#f6f6f6;border-radius:4px} pre{padding:.5rem;white-space:pre-wrap;max-height:20rem;overflow:auto}
+details summary{cursor:pointer;color:#1565c0}
+"""
+
+
+def _svg_bars(values: dict[str, float], title: str, horizontal: bool) -> str:
+    if not values:
+        return "<p>No data.</p>"
+    labels = list(values)
+    heights = [values[k] * 100 for k in labels]
+    colors = [_GREEN if h >= 50 else _RED for h in heights]
+    figure, axes = plt.subplots(figsize=(6.2, 0.45 * len(labels) + 1.2) if horizontal else (6.2, 3.4))
+    if horizontal:
+        bars = axes.barh(labels, heights, color=colors)
+        axes.invert_yaxis()
+        axes.set_xlim(0, 105)
+        axes.set_xlabel("accuracy by question (%)")
+    else:
+        bars = axes.bar(labels, heights, color=colors)
+        axes.set_ylim(0, 105)
+        axes.set_ylabel("accuracy by question (%)")
+    axes.bar_label(bars, fmt="%.1f", padding=2, fontsize=8)
+    axes.set_title(title, loc="left", fontsize=11)
+    axes.spines[["top", "right"]].set_visible(False)
+    figure.tight_layout()
+    buffer = io.StringIO()
+    figure.savefig(buffer, format="svg")
+    plt.close(figure)
+    svg = buffer.getvalue()
+    return svg[svg.find("<svg") :]
+
+
+def _card(label: str, value: str) -> str:
+    return f'<div class="card"><div class="v">{escape(value)}</div><div class="k">{escape(label)}</div></div>'
+
+
+def _pct(value: float | None) -> str:
+    return "—" if value is None else f"{value * 100:.1f}%"
+
+
+def _row_class(sample: dict[str, Any]) -> str:
+    if sample["status"] == "error":
+        return "error"
+    if sample["excluded"]:
+        return "excluded"
+    return "right" if sample["value"] >= 1.0 else "wrong"
+
+
+def _sample_row(sample: dict[str, Any]) -> str:
+    verdict = {"error": "error", "excluded": "excluded", "right": "right", "wrong": "wrong"}[
+        _row_class(sample)
+    ]
+    subs = "".join(
+        f"<tr><td><code>{escape(name)}</code></td><td>{escape(str(entry['label']))}</td>"
+        f"<td>{escape(str(entry['predicted']))}</td>"
+        f'<td class="{"ok" if entry["correct"] else "bad"}">{"✓" if entry["correct"] else "✗"}</td></tr>'
+        for name, entry in sample["sub_answers"].items()
+    )
+    sub_table = (
+        f"<table><tr><th>answer</th><th>label</th><th>predicted</th><th></th></tr>{subs}</table>"
+        if subs
+        else ""
+    )
+    answer = f"<pre>{escape(sample['answer'] or '')}</pre>" if sample["answer"] else ""
+    detail = f"<details><summary>{escape(sample['explanation'] or '')}</summary>{sub_table}{answer}</details>"
+    return (
+        f'<tr class="{_row_class(sample)}"><td>{escape(sample["id"])}</td><td>{verdict}</td>'
+        f"<td>{escape(sample['level'] or '')}</td><td>{escape(', '.join(sample['concepts']))}</td>"
+        f"<td>{detail}</td><td>{sample['duration_s']:.2f}s</td></tr>"
+    )
+
+
+def render_html(report: dict[str, Any]) -> str:
+    run, counts, figures = report["run"], report["counts"], report["dabench"]
+    main = figures["main_results"]
+    mode = run["scoring"].get("closed_form_mode", "")
+    cards = "".join(
+        [
+            *(_card(name, _pct(value)) for name, value in main.items()),
+            _card("samples", str(counts["samples"])),
+            _card("right / wrong", f"{counts['correct']} / {counts['wrong']}"),
+            _card("errors (infrastructure)", str(counts["errors"])),
+            _card("excluded", str(counts["excluded"])),
+            _card("wall time", f"{report['wall_time_s']['elapsed']:.1f}s"),
+        ]
+    )
+    charts = (
+        f"<figure>{_svg_bars(figures['concept_accuracy_analysis'], 'Accuracy by concept', True)}</figure>"
+        f"<figure>{_svg_bars(figures['by_level'], 'Accuracy by level', False)}</figure>"
+    )
+    errors = "".join(
+        f"<li><code>{escape(e['id'])}</code> (attempt {e['attempt']}): {escape(e['error'] or '')}</li>"
+        for e in report["errors"]
+    )
+    rows = "".join(_sample_row(sample) for sample in report["samples"])
+    return f"""<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>daharness · {escape(str(run["suite"]))}</title>
+<style>{_CSS}</style></head><body>
+<h1>{escape(str(run["suite"]))} · {escape(str(run["agent"]))}</h1>
+<p class="sub">scoring mode <b>{escape(mode)}</b> · created {escape(str(run["created_at"]))}
+ · daharness {escape(str(run["daharness_version"]))} · {escape(run["dir"])}</p>
+<div class="cards">{cards}</div>
+<div class="charts">{charts}</div>
+<h2>Errors of the harness</h2>
+{f"<ul>{errors}</ul>" if errors else "<p>None.</p>"}
+<h2>Samples</h2>
+<table><tr><th>id</th><th>verdict</th><th>level</th><th>concepts</th><th>details</th><th>time</th></tr>{rows}</table>
+</body></html>
+"""

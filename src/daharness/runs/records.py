@@ -1,0 +1,28 @@
+"""One line of samples.jsonl: everything known about one finished (or failed) sample."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from daharness.scoring.base import Score
+
+Status = Literal["scored", "error"]
+
+
+class SampleRecord(BaseModel):
+    id: str
+    status: Status
+    attempt: int = 1
+    agent: str
+    score: Score | None = None
+    answer: str | None = None
+    error: str | None = Field(default=None, description="What failed in the harness, for status 'error'.")
+    concepts: list[str] = Field(default_factory=list)
+    level: str | None = None
+    source_id: int | str | None = None
+    artifacts: list[str] = Field(default_factory=list)
+    started_at: str
+    duration_s: float
+    extra: dict[str, Any] = Field(default_factory=dict)

@@ -1,0 +1,128 @@
+"""The run directory: run.json, append-only samples.jsonl, trajectories/ and artifacts/.
+
+Each finished sample is one line appended, flushed and fsynced, so a crash loses at most the sample in
+flight. A line cut short by `kill -9` is dropped when the run is opened again, and that sample is redone.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from daharness.errors import UserError, located
+from daharness.runs.records import SampleRecord
+
+RUN_FILE = "run.json"
+SAMPLES_FILE = "samples.jsonl"
+# run.json keys that must match for a re-run to resume rather than mix two different runs.
+IDENTITY_KEYS = ("suite", "agent", "scoring")
+
+
+class RunDir:
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.samples_path = root / SAMPLES_FILE
+        self._lock = threading.Lock()
+
+    # ---- opening ------------------------------------------------------------------------------------
+
+    @classmethod
+    def open_for_writing(cls, root: Path, config: dict[str, Any]) -> RunDir:
+        """Create a new run directory, or reopen one made by the same command (to resume)."""
+        run = cls(root)
+        run_file = root / RUN_FILE
+        if run_file.exists():
+            existing = run.config()
+            for key in IDENTITY_KEYS:
+                if existing.get(key) != config.get(key):
+                    raise UserError(
+                        f"{run_file}: this folder holds a different run ({key} = {existing.get(key)!r}, "
+                        f"now {config.get(key)!r}); choose another --out"
+                    )
+        else:
+            if root.exists() and any(root.iterdir()):
+                raise UserError(f"{root}: folder exists, is not empty and holds no {RUN_FILE}")
+            root.mkdir(parents=True, exist_ok=True)
+            _write_atomic(run_file, json.dumps(config, indent=2, default=str))
+        (root / "trajectories").mkdir(exist_ok=True)
+        (root / "artifacts").mkdir(exist_ok=True)
+        run._drop_partial_last_line()
+        return run
+
+    @classmethod
+    def open_for_reading(cls, root: Path) -> RunDir:
+        if not (root / RUN_FILE).is_file():
+            raise UserError(f"{root}: not a run directory (no {RUN_FILE})")
+        return cls(root)
+
+    def config(self) -> dict[str, Any]:
+        path = self.root / RUN_FILE
+        try:
+            return json.loads(path.read_text(encoding="utf-8"))
+        except json.JSONDecodeError as exc:
+            raise located(path, f"not valid JSON ({exc.msg})", exc.lineno) from None
+
+    def _drop_partial_last_line(self) -> None:
+        if not self.samples_path.exists():
+            return
+        data = self.samples_path.read_bytes()
+        if data and not data.endswith(b"\n"):
+            keep = data.rfind(b"\n") + 1
+            with self.samples_path.open("r+b") as handle:
+                handle.truncate(keep)
+
+    # ---- records ------------------------------------------------------------------------------------
+
+    def records(self) -> list[SampleRecord]:
+        """Every complete record, in the order written (a trailing partial line is ignored)."""
+        if not self.samples_path.exists():
+            return []
+        records = []
+        lines = self.samples_path.read_text(encoding="utf-8").split("\n")
+        complete = lines[:-1]  # the text after the last newline is empty or a cut-off line
+        for number, line in enumerate(complete, start=1):
+            if not line.strip():
+                continue
+            try:
+                records.append(SampleRecord.model_validate_json(line))
+            except ValidationError as exc:
+                raise located(
+                    self.samples_path, f"not a sample record ({exc.errors()[0]['msg']})", number
+                ) from None
+        return records
+
+    def latest_records(self) -> dict[str, SampleRecord]:
+        """The last record of each sample id (a retried error is superseded by its retry)."""
+        return {record.id: record for record in self.records()}
+
+    def finished_ids(self) -> set[str]:
+        return {rid for rid, record in self.latest_records().items() if record.status == "scored"}
+
+    def append(self, record: SampleRecord) -> None:
+        line = record.model_dump_json() + "\n"
+        with self._lock, self.samples_path.open("a", encoding="utf-8") as handle:
+            handle.write(line)
+            handle.flush()
+            os.fsync(handle.fileno())
+
+    def write_trajectory(self, sample_id: str, trajectory: dict[str, Any]) -> None:
+        path = self.root / "trajectories" / f"{_file_safe(sample_id)}.json"
+        _write_atomic(path, json.dumps(trajectory, indent=2, ensure_ascii=False, default=str))
+
+    def artifacts_dir(self, sample_id: str) -> Path:
+        return self.root / "artifacts" / _file_safe(sample_id)
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def _file_safe(sample_id: str) -> str:
+    return "".join(c if c.isalnum() or c in "-_." else "_" for c in sample_id)

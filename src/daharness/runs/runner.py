@@ -1,0 +1,183 @@
+"""Run an agent over a suite: pick the samples still to do, run them concurrently, append records."""
+
+from __future__ import annotations
+
+import platform
+import sys
+import threading
+import time
+from collections.abc import Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from daharness import __version__
+from daharness.agents.base import Agent, InfrastructureError
+from daharness.errors import UserError
+from daharness.runs.records import SampleRecord
+from daharness.runs.rundir import RunDir
+from daharness.sandbox import Workspace, kill_all
+from daharness.scoring.dispatch import score_submission
+from daharness.suites import Suite
+from daharness.tasks.model import Task
+
+# Set when the user interrupts: samples still in flight are then not recorded, so a resume redoes them.
+_stopping = threading.Event()
+_REPORTED_PACKAGES = ("pandas", "numpy", "scipy", "scikit-learn", "pydantic", "matplotlib")
+
+
+@dataclass
+class RunOutcome:
+    run_dir: Path
+    selected: int
+    skipped: int
+    ran: int
+    errors: int
+
+
+def default_run_dir(suite: str, agent: str) -> Path:
+    stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
+    safe_suite = "".join(c if c.isalnum() or c in "-_" else "_" for c in suite)
+    return Path("runs") / f"{stamp}-{safe_suite}-{agent}"
+
+
+def select_tasks(tasks: Sequence[Task], *, ids: Sequence[str] | None, limit: int | None) -> list[Task]:
+    selected = list(tasks)
+    if ids:
+        by_id = {task.id: task for task in tasks}
+        unknown = [i for i in ids if i not in by_id]
+        if unknown:
+            raise UserError(f"--ids: no task with id {', '.join(unknown)} in this suite")
+        selected = [by_id[i] for i in dict.fromkeys(ids)]
+    if limit is not None:
+        if limit < 1:
+            raise UserError("--limit must be at least 1")
+        selected = selected[:limit]
+    return selected
+
+
+def run_config(suite: Suite, agent: Agent, closed_form_mode: str, extra: dict[str, Any]) -> dict[str, Any]:
+    versions = {}
+    for package in _REPORTED_PACKAGES:
+        try:
+            versions[package] = metadata.version(package)
+        except metadata.PackageNotFoundError:
+            versions[package] = None
+    return {
+        "daharness_version": __version__,
+        "created_at": datetime.now(UTC).isoformat(timespec="seconds"),
+        "suite": suite.describe(),
+        "agent": {"name": agent.name},
+        "scoring": {"closed_form_mode": closed_form_mode},
+        "python": sys.version.split()[0],
+        "platform": platform.platform(),
+        "packages": versions,
+        "command": sys.argv,
+        **extra,
+    }
+
+
+def run_sample(task: Task, agent: Agent, run: RunDir, *, closed_form_mode: str, attempt: int) -> SampleRecord:
+    """Run one sample end to end and append its record (the record is the commit point)."""
+    started_at = datetime.now(UTC).isoformat(timespec="milliseconds")
+    clock = time.perf_counter()
+    common: dict[str, Any] = {
+        "id": task.id,
+        "agent": agent.name,
+        "attempt": attempt,
+        "concepts": task.metadata.concepts,
+        "level": task.metadata.level,
+        "source_id": task.metadata.source_id,
+        "started_at": started_at,
+    }
+    workspace = None
+    trajectory: list[dict[str, Any]] = []
+    try:
+        workspace = Workspace.create(task)
+        submission = agent.solve(task, workspace)
+        trajectory = submission.trajectory
+        artifacts = workspace.copy_changed_to(run.artifacts_dir(task.id))
+        score = score_submission(task, submission, closed_form_mode=closed_form_mode)
+        record = SampleRecord(
+            status="scored", score=score, answer=submission.answer, artifacts=artifacts,
+            duration_s=round(time.perf_counter() - clock, 4), **common,
+        )  # fmt: skip
+    except InfrastructureError as exc:
+        trajectory = exc.trajectory
+        record = SampleRecord(
+            status="error", error=str(exc), duration_s=time.perf_counter() - clock, **common
+        )
+    except (OSError, ValueError) as exc:  # a missing file, an unreadable workspace, a bad scorer option
+        error = f"{type(exc).__name__}: {exc}"
+        record = SampleRecord(status="error", error=error, duration_s=time.perf_counter() - clock, **common)
+    finally:
+        if workspace is not None:
+            workspace.remove()
+    if _stopping.is_set():
+        return record
+    run.write_trajectory(
+        task.id, {"id": task.id, "agent": agent.name, "attempt": attempt, "steps": trajectory}
+    )
+    run.append(record)
+    return record
+
+
+def run_suite(
+    suite: Suite,
+    agent: Agent,
+    out: Path,
+    *,
+    closed_form_mode: str = "normalized",
+    ids: Sequence[str] | None = None,
+    limit: int | None = None,
+    concurrency: int = 1,
+    console: Console | None = None,
+) -> RunOutcome:
+    if concurrency < 1:
+        raise UserError("--concurrency must be at least 1")
+    console = console or Console(stderr=True)
+    selected = select_tasks(suite.tasks, ids=ids, limit=limit)
+    config = run_config(suite, agent, closed_form_mode, {"concurrency": concurrency})
+    run = RunDir.open_for_writing(out, config)
+    latest = run.latest_records()
+    pending = [task for task in selected if task.id not in run.finished_ids()]
+    skipped = len(selected) - len(pending)
+    if skipped:
+        console.print(f"resuming {out}: {skipped} of {len(selected)} samples already done")
+    errors = 0
+    _stopping.clear()
+    columns = (TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    with (
+        Progress(*columns, console=console, transient=False, disable=not pending) as progress,
+        ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="sample") as pool,
+    ):
+        bar = progress.add_task(f"{suite.name} · {agent.name}", total=len(pending))
+        futures: set[Future[SampleRecord]] = set()
+        queue = list(reversed(pending))
+        try:
+            while queue or futures:
+                while queue and len(futures) < concurrency:
+                    task = queue.pop()
+                    attempt = latest[task.id].attempt + 1 if task.id in latest else 1
+                    futures.add(
+                        pool.submit(
+                            run_sample, task, agent, run, closed_form_mode=closed_form_mode, attempt=attempt
+                        )
+                    )
+                done, futures = wait(futures, return_when=FIRST_COMPLETED)
+                for future in done:
+                    errors += future.result().status == "error"
+                    progress.advance(bar)
+        except KeyboardInterrupt:
+            _stopping.set()
+            for future in futures:
+                future.cancel()
+            kill_all()
+            raise
+    return RunOutcome(out, len(selected), skipped, len(pending), errors)

@@ -1,0 +1,40 @@
+"""What every scorer returns, and how several scorers of one task combine."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from daharness.tasks.model import Conjunction
+
+
+class Score(BaseModel):
+    """The outcome of scoring one sample.
+
+    `excluded` marks a sample that a rule leaves out of every denominator (official DABench does this
+    for questions without a response); such a sample still has a record, it just counts nowhere.
+    """
+
+    value: float = Field(ge=0.0, le=1.0)
+    excluded: bool = False
+    explanation: str = ""
+    details: dict[str, Any] = Field(default_factory=dict)
+
+
+def combine(values: Sequence[float], conjunction: Conjunction) -> float:
+    """Combine per-scorer values: avg, and (all 1), or (any 1), max, min."""
+    if not values:
+        raise ValueError("no scorer values to combine")
+    match conjunction:
+        case Conjunction.avg:
+            return sum(values) / len(values)
+        case Conjunction.and_:
+            return 1.0 if all(v >= 1.0 for v in values) else 0.0
+        case Conjunction.or_:
+            return 1.0 if any(v >= 1.0 for v in values) else 0.0
+        case Conjunction.max:
+            return max(values)
+        case Conjunction.min:
+            return min(values)

@@ -1,0 +1,227 @@
+"""Closed-form (`@name[value]`) scoring, in the official DABench rule and in a corrected one.
+
+Two modes:
+
+* ``strict`` reproduces InfiAgent-DABench's ``eval_closed_form.py`` exactly: answers are found with
+  ``re.findall(r"@(\\w+)\\[(.*?)\\]")``, the last occurrence of a name wins, a sub-answer is right if the
+  strings are equal or ``abs(float(a) - float(b)) < 1e-6``, and a question without a (non-empty) response
+  is excluded from every denominator. A question whose label list is empty counts as correct, because
+  ``all({}.values())`` is true in the official script.
+* ``normalized`` (default) fixes what is unfair in strict: values are found by bracket balance (so
+  ``@x[[1, 2]]`` reads ``[1, 2]``), surrounding whitespace and quotes are ignored, strings compare
+  case-insensitively, a number is compared at the precision its label is written with (label ``34.65``
+  accepts ``34.650`` and ``34.6504`` but not ``34.6``), comma-separated and bracketed lists compare
+  element by element (``key: value`` lists as mappings), a missing response scores 0 instead of vanishing,
+  and a question with no labels is excluded as unscorable.
+"""
+
+from __future__ import annotations
+
+import re
+from decimal import ROUND_HALF_UP, Context, Decimal, InvalidOperation
+from typing import Literal
+
+from daharness.scoring.base import Score
+from daharness.tasks.model import Task
+
+Mode = Literal["strict", "normalized"]
+MODES: tuple[Mode, ...] = ("strict", "normalized")
+
+OFFICIAL_PATTERN = re.compile(r"@(\w+)\[(.*?)\]")
+_ANSWER_START = re.compile(r"@(\w+)\[")
+_NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
+_QUOTES = "\"'`"
+_OPEN_TO_CLOSE = {"[": "]", "(": ")", "{": "}"}
+_DECIMALS = Context(prec=60)
+_STRICT_TOLERANCE = 1e-6
+
+
+# ---- extraction -------------------------------------------------------------------------------------
+
+
+def extract_strict(response: str) -> dict[str, str]:
+    """The official extraction: non-greedy up to the first ``]``, last occurrence of a name wins."""
+    return dict(OFFICIAL_PATTERN.findall(response))
+
+
+def extract_balanced(response: str) -> dict[str, str]:
+    """Like the official extraction, but a value ends at the ``]`` that balances its opening ``[``.
+
+    An opening bracket that never balances falls back to the official non-greedy rule for that answer.
+    """
+    found: dict[str, str] = {}
+    position = 0
+    while match := _ANSWER_START.search(response, position):
+        start = match.end()
+        end = _balanced_end(response, start)
+        if end is None:
+            end = response.find("]", start)
+            if end < 0:
+                break
+        found[match.group(1)] = response[start:end]
+        position = end + 1
+    return found
+
+
+def _balanced_end(text: str, start: int) -> int | None:
+    depth = 1
+    for index in range(start, len(text)):
+        char = text[index]
+        if char == "[":
+            depth += 1
+        elif char == "]":
+            depth -= 1
+            if depth == 0:
+                return index
+    return None
+
+
+# ---- comparison -------------------------------------------------------------------------------------
+
+
+def equal_strict(predicted: str | None, label: str) -> bool:
+    """The official ``is_equal``: string equality, else floats within 1e-6 (anything unparsable: False)."""
+    if predicted == label:
+        return True
+    try:
+        return abs(float(predicted) - float(label)) < _STRICT_TOLERANCE  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return False
+
+
+def equal_normalized(predicted: str | None, label: str) -> bool:
+    """Compare one sub-answer with the normalized rule described in the module docstring."""
+    if predicted is None:
+        return False
+    return _values_match(_clean(predicted), _clean(label), depth=0)
+
+
+def _clean(value: str) -> str:
+    value = value.strip()
+    while len(value) >= 2 and value[0] == value[-1] and value[0] in _QUOTES:
+        value = value[1:-1].strip()
+    return value
+
+
+def _as_number(value: str) -> Decimal | None:
+    if not _NUMBER.fullmatch(value):
+        return None
+    return Decimal(value)
+
+
+def _numbers_match(predicted: Decimal, label: Decimal) -> bool:
+    if abs(predicted - label) < Decimal("1e-6"):
+        return True
+    step = Decimal(1).scaleb(label.as_tuple().exponent)  # type: ignore[arg-type]
+    try:
+        return predicted.quantize(step, rounding=ROUND_HALF_UP, context=_DECIMALS) == label
+    except InvalidOperation:
+        return False
+
+
+def _values_match(predicted: str, label: str, depth: int) -> bool:
+    if predicted.casefold() == label.casefold():
+        return True
+    label_number, predicted_number = _as_number(label), _as_number(predicted)
+    if label_number is not None and predicted_number is not None:
+        return _numbers_match(predicted_number, label_number)
+    if depth > 4:
+        return False
+    label_items, predicted_items = _split_items(label), _split_items(predicted)
+    if len(label_items) <= 1 and len(predicted_items) <= 1:
+        if label_items != [label] or predicted_items != [predicted]:  # a bracket was unwrapped
+            return _values_match(_first(predicted_items), _first(label_items), depth + 1)
+        return False
+    label_map, predicted_map = _as_mapping(label_items), _as_mapping(predicted_items)
+    if label_map is not None and predicted_map is not None:
+        return label_map.keys() == predicted_map.keys() and all(
+            _values_match(predicted_map[key], label_map[key], depth + 1) for key in label_map
+        )
+    return len(label_items) == len(predicted_items) and all(
+        _values_match(p, q, depth + 1) for p, q in zip(predicted_items, label_items, strict=True)
+    )
+
+
+def _first(items: list[str]) -> str:
+    return items[0] if items else ""
+
+
+def _split_items(value: str) -> list[str]:
+    """Unwrap one pair of enclosing brackets and split on top-level commas."""
+    if len(value) >= 2 and value[0] in _OPEN_TO_CLOSE and _matching_close(value) == len(value) - 1:
+        value = value[1:-1]
+    items, depth, current = [], 0, []
+    for char in value:
+        if char in _OPEN_TO_CLOSE:
+            depth += 1
+        elif char in _OPEN_TO_CLOSE.values():
+            depth -= 1
+        if char == "," and depth == 0:
+            items.append(_clean("".join(current)))
+            current = []
+        else:
+            current.append(char)
+    items.append(_clean("".join(current)))
+    return [item for item in items if item] if len(items) > 1 else items
+
+
+def _matching_close(value: str) -> int | None:
+    opener, closer, depth = value[0], _OPEN_TO_CLOSE[value[0]], 0
+    for index, char in enumerate(value):
+        if char == opener:
+            depth += 1
+        elif char == closer:
+            depth -= 1
+            if depth == 0:
+                return index
+    return None
+
+
+def _as_mapping(items: list[str]) -> dict[str, str] | None:
+    mapping: dict[str, str] = {}
+    for item in items:
+        key, colon, rest = item.partition(":")
+        if not colon:
+            return None
+        mapping[_clean(key).casefold()] = _clean(rest)
+    return mapping
+
+
+# ---- the scorer -------------------------------------------------------------------------------------
+
+
+def score_closed_form(task: Task, answer: str | None, *, mode: Mode = "normalized") -> Score:
+    """Score a closed-form answer against the task's labels.
+
+    Args:
+        task: a task whose ``gold.answers`` holds the (name, value) labels; for duplicate names the
+            last label wins, as in the official script.
+        answer: the agent's final response text; ``None`` or empty means no response.
+        mode: ``strict`` (official rule) or ``normalized`` (corrected rule, default).
+
+    Returns a Score whose value is 1.0 when every sub-answer is right, else 0.0; ``details`` holds each
+    sub-answer's label, prediction and verdict, and the counts ``correct`` / ``total``.
+    """
+    labels = dict(task.gold.answers)
+    if mode == "strict":
+        if not answer:
+            return Score(value=0.0, excluded=True, explanation="no response (excluded, as officially)")
+        predicted, equal = extract_strict(answer), equal_strict
+    elif mode == "normalized":
+        if not labels:
+            return Score(value=0.0, excluded=True, explanation="task has no labels (unscorable)")
+        predicted, equal = (extract_balanced(answer) if answer else {}), equal_normalized
+    else:
+        raise ValueError(f"unknown closed-form mode {mode!r}; choose one of {', '.join(MODES)}")
+    sub_answers = {
+        name: {"label": label, "predicted": predicted.get(name), "correct": equal(predicted.get(name), label)}
+        for name, label in labels.items()
+    }
+    correct = sum(entry["correct"] for entry in sub_answers.values())
+    all_right = correct == len(sub_answers)
+    explanation = f"{correct}/{len(sub_answers)} sub-answers right" + ("" if answer else " (no response)")
+    return Score(
+        value=1.0 if all_right else 0.0,
+        explanation=explanation,
+        details={"mode": mode, "sub_answers": sub_answers, "correct": correct, "total": len(sub_answers)},
+    )

@@ -1,0 +1,44 @@
+"""Apply a task's scorer specs to a submission and combine them with the task's conjunction."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from daharness.agents.base import Submission
+from daharness.scoring.base import Score, combine
+from daharness.scoring.closed_form import MODES, score_closed_form
+from daharness.tasks.model import Task
+
+ScorerFn = Callable[[Task, Submission, dict[str, Any]], Score]
+
+
+def _closed_form(task: Task, submission: Submission, options: dict[str, Any]) -> Score:
+    return score_closed_form(task, submission.answer, mode=options.get("mode", "normalized"))
+
+
+SCORERS: dict[str, ScorerFn] = {"closed_form": _closed_form}
+
+
+def score_submission(task: Task, submission: Submission, *, closed_form_mode: str = "normalized") -> Score:
+    """Score one submission. `closed_form_mode` overrides the mode of every closed-form scorer."""
+    if closed_form_mode not in MODES:
+        raise ValueError(f"unknown closed-form mode {closed_form_mode!r}")
+    if not task.scorers:
+        raise ValueError(f"task {task.id} has no scorer")
+    scores = []
+    for spec in task.scorers:
+        options = dict(spec.options)
+        if spec.name == "closed_form":
+            options["mode"] = closed_form_mode
+        scores.append(SCORERS[spec.name](task, submission, options))
+    if len(scores) == 1:
+        return scores[0]
+    counted = [s for s in scores if not s.excluded]
+    if not counted:
+        return Score(value=0.0, excluded=True, explanation="every scorer excluded the sample")
+    return Score(
+        value=combine([s.value for s in counted], task.conjunction),
+        explanation=f"{task.conjunction.value} of {len(counted)} scorers",
+        details={"scorers": [s.model_dump() for s in scores]},
+    )
