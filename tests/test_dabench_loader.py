@@ -107,7 +107,7 @@ def test_broken_files_raise_one_line_errors(
 
 
 def test_unknown_suite_names_the_alternatives() -> None:
-    with pytest.raises(UserError, match="unknown suite 'nope'.*closed-form.*dabench:"):
+    with pytest.raises(UserError, match=r"unknown suite 'nope'.*closed-form.*dabench:"):
         load_suite("nope")
 
 

@@ -6,6 +6,7 @@ This is the unisolated first step: code runs as a normal child process. The sand
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import shutil
@@ -122,10 +123,8 @@ def kill_all() -> None:
 
 
 def _kill_group(process: subprocess.Popen[str]) -> None:
-    try:
+    with contextlib.suppress(ProcessLookupError):
         os.killpg(process.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
 
 
 def _safe(text: str) -> str:
