@@ -21,8 +21,8 @@ app = typer.Typer(
 suites_app = typer.Typer(help="List and check suites.", no_args_is_help=True)
 app.add_typer(suites_app, name="suites")
 
-out = Console()
-err = Console(stderr=True)
+out = Console(soft_wrap=True)
+err = Console(stderr=True, soft_wrap=True)
 
 SuiteOption = Annotated[
     str,

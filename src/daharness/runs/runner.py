@@ -141,7 +141,7 @@ def run_suite(
 ) -> RunOutcome:
     if concurrency < 1:
         raise UserError("--concurrency must be at least 1")
-    console = console or Console(stderr=True)
+    console = console or Console(stderr=True, soft_wrap=True)
     selected = select_tasks(suite.tasks, ids=ids, limit=limit)
     config = run_config(suite, agent, closed_form_mode, {"concurrency": concurrency})
     run = RunDir.open_for_writing(out, config)

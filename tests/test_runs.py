@@ -1,0 +1,153 @@
+"""Runs: the run directory, resume after Ctrl-C and kill -9, errors apart from wrong answers."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from daharness.agents import make_agent
+from daharness.errors import UserError
+from daharness.runs.rundir import RunDir
+from daharness.runs.runner import run_suite
+from daharness.suites import load_suite
+
+RUNNABLE = Path(__file__).parent / "fixtures" / "runnable" / "questions.jsonl"
+SUITE = f"dabench:{RUNNABLE}"
+
+
+def _cli(*args: str) -> list[str]:
+    return [sys.executable, "-m", "daharness", *args]
+
+
+def _records(out: Path) -> list[dict]:
+    return [json.loads(line) for line in (out / "samples.jsonl").read_text().splitlines()]
+
+
+def _wait_for_lines(path: Path, count: int, timeout_s: float = 30) -> None:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if path.exists() and path.read_text().count("\n") >= count:
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"{path} never reached {count} lines")
+
+
+def test_run_directory_layout_and_report(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    done = subprocess.run(_cli("run", "--suite", SUITE, "--out", str(out)), capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    config = json.loads((out / "run.json").read_text())
+    assert config["agent"] == {"name": "reference"}
+    assert config["scoring"] == {"closed_form_mode": "normalized"}
+    assert config["packages"]["pandas"]
+    records = {r["id"]: r for r in _records(out)}
+    assert set(records) == {"1", "2", "3", "4", "5"}
+    assert records["4"]["status"] == "scored" and records["4"]["score"]["value"] == 1.0
+    # a crashed reference solution is an error of the harness, not a wrong answer
+    assert records["5"]["status"] == "error"
+    assert "RuntimeError: reference solution is broken" in records["5"]["error"]
+    assert (out / "artifacts" / "3" / "note.txt").read_text() == "done"
+    trajectory = json.loads((out / "trajectories" / "1.json").read_text())
+    assert trajectory["steps"][0]["observation"]["stdout"].strip() == "@mean_x[2.00]"
+    report = json.loads((out / "report.json").read_text())
+    assert report["counts"] == {"samples": 5, "scored": 4, "excluded": 0, "correct": 4, "wrong": 0, "errors": 1}
+    assert report["dabench"]["main_results"]["Accuracy by Question"] == 1.0
+    assert report["dabench"]["by_level"] == {"easy": 1.0, "medium": 1.0, "hard": 1.0}
+    assert report["errors"][0]["id"] == "5"
+    html = (out / "report.html").read_text()
+    assert html.count("<svg") == 2 and "Accuracy by concept" in html and "reference solution is broken" in html
+    assert "1 errors" in done.stdout
+
+
+def test_rerun_skips_finished_samples_and_retries_errors(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    suite, agent = load_suite(SUITE), make_agent("reference")
+    first = run_suite(suite, agent, out, ids=["1", "5"])
+    assert (first.ran, first.errors) == (2, 1)
+    second = run_suite(suite, agent, out, ids=["1", "2", "5"])
+    assert (second.skipped, second.ran) == (1, 2)
+    records = _records(out)
+    assert [(r["id"], r["attempt"]) for r in records] == [("1", 1), ("5", 1), ("2", 1), ("5", 2)]
+    assert Counter(r["id"] for r in records if r["status"] == "scored") == {"1": 1, "2": 1}
+
+
+def test_limit_ids_and_concurrency(tmp_path: Path) -> None:
+    suite, agent = load_suite(SUITE), make_agent("reference")
+    outcome = run_suite(suite, agent, tmp_path / "a", limit=2)
+    assert [r["id"] for r in _records(tmp_path / "a")] == ["1", "2"] and outcome.selected == 2
+    run_suite(suite, agent, tmp_path / "b", concurrency=3)
+    assert sorted(r["id"] for r in _records(tmp_path / "b")) == ["1", "2", "3", "4", "5"]
+    with pytest.raises(UserError, match="no task with id 42"):
+        run_suite(suite, agent, tmp_path / "c", ids=["42"])
+
+
+def test_a_folder_holding_another_run_is_refused(tmp_path: Path) -> None:
+    suite, agent = load_suite(SUITE), make_agent("reference")
+    run_suite(suite, agent, tmp_path / "r", ids=["1"])
+    with pytest.raises(UserError, match="holds a different run"):
+        run_suite(suite, agent, tmp_path / "r", ids=["1"], closed_form_mode="strict")
+
+
+def test_kill_9_mid_sample_then_resume_loses_and_duplicates_nothing(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    process = subprocess.Popen(
+        _cli("run", "--suite", SUITE, "--out", str(out)), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    _wait_for_lines(out / "samples.jsonl", 2)  # samples 1 and 2 done, the slow sample 3 in flight
+    time.sleep(0.5)
+    process.send_signal(signal.SIGKILL)
+    process.wait()
+    # also simulate a record cut off in the middle of its write
+    with (out / "samples.jsonl").open("a") as handle:
+        handle.write('{"id":"3","status":"sco')
+    assert [r.id for r in RunDir(out).records()] == ["1", "2"]
+    done = subprocess.run(_cli("run", "--suite", SUITE, "--out", str(out)), capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert "resuming" in done.stderr and "2 of 5 samples already done" in done.stderr
+    records = _records(out)
+    assert Counter(r["id"] for r in records) == {"1": 1, "2": 1, "3": 1, "4": 1, "5": 1}
+    assert {r["id"]: r["status"] for r in records}["3"] == "scored"
+
+
+def test_ctrl_c_stops_cleanly_and_the_same_command_resumes(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    process = subprocess.Popen(
+        _cli("run", "--suite", SUITE, "--out", str(out)), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    _wait_for_lines(out / "samples.jsonl", 2)
+    time.sleep(0.5)
+    process.send_signal(signal.SIGINT)
+    _, stderr = process.communicate(timeout=30)
+    assert process.returncode == 130
+    assert "interrupted" in stderr and "Traceback" not in stderr
+    assert [r["id"] for r in _records(out)] == ["1", "2"]  # the sample in flight was not recorded
+    done = subprocess.run(_cli("run", "--suite", SUITE, "--out", str(out)), capture_output=True, text=True)
+    assert done.returncode == 0
+    assert Counter(r["id"] for r in _records(out)) == {"1": 1, "2": 1, "3": 1, "4": 1, "5": 1}
+
+
+def test_report_command_rebuilds_the_report(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    run_suite(load_suite(SUITE), make_agent("reference"), out, ids=["1", "2"])
+    done = subprocess.run(_cli("report", str(out)), capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert json.loads((out / "report.json").read_text())["counts"]["correct"] == 2
+    missing = subprocess.run(_cli("report", str(tmp_path / "nothing")), capture_output=True, text=True)
+    assert missing.returncode == 2 and "not a run directory" in missing.stderr
+
+
+@pytest.mark.skipif(not hasattr(os, "killpg"), reason="POSIX only")
+def test_error_records_show_in_terminal_output(tmp_path: Path) -> None:
+    done = subprocess.run(
+        _cli("run", "--suite", SUITE, "--out", str(tmp_path / "r"), "--ids", "5"), capture_output=True, text=True
+    )
+    assert done.returncode == 0
+    assert "error 5: reference solution of task 5 exited with 1" in done.stdout
