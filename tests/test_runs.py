@@ -58,12 +58,21 @@ def test_run_directory_layout_and_report(tmp_path: Path) -> None:
     trajectory = json.loads((out / "trajectories" / "1.json").read_text())
     assert trajectory["steps"][0]["observation"]["stdout"].strip() == "@mean_x[2.00]"
     report = json.loads((out / "report.json").read_text())
-    assert report["counts"] == {"samples": 5, "scored": 4, "excluded": 0, "correct": 4, "wrong": 0, "errors": 1}
+    assert report["counts"] == {
+        "samples": 5,
+        "scored": 4,
+        "excluded": 0,
+        "correct": 4,
+        "wrong": 0,
+        "errors": 1,
+    }
     assert report["dabench"]["main_results"]["Accuracy by Question"] == 1.0
     assert report["dabench"]["by_level"] == {"easy": 1.0, "medium": 1.0, "hard": 1.0}
     assert report["errors"][0]["id"] == "5"
     html = (out / "report.html").read_text()
-    assert html.count("<svg") == 2 and "Accuracy by concept" in html and "reference solution is broken" in html
+    assert (
+        html.count("<svg") == 2 and "Accuracy by concept" in html and "reference solution is broken" in html
+    )
     assert "1 errors" in done.stdout
 
 
@@ -120,7 +129,10 @@ def test_kill_9_mid_sample_then_resume_loses_and_duplicates_nothing(tmp_path: Pa
 def test_ctrl_c_stops_cleanly_and_the_same_command_resumes(tmp_path: Path) -> None:
     out = tmp_path / "run"
     process = subprocess.Popen(
-        _cli("run", "--suite", SUITE, "--out", str(out)), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        _cli("run", "--suite", SUITE, "--out", str(out)),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     _wait_for_lines(out / "samples.jsonl", 2)
     time.sleep(0.5)
@@ -147,7 +159,9 @@ def test_report_command_rebuilds_the_report(tmp_path: Path) -> None:
 @pytest.mark.skipif(not hasattr(os, "killpg"), reason="POSIX only")
 def test_error_records_show_in_terminal_output(tmp_path: Path) -> None:
     done = subprocess.run(
-        _cli("run", "--suite", SUITE, "--out", str(tmp_path / "r"), "--ids", "5"), capture_output=True, text=True
+        _cli("run", "--suite", SUITE, "--out", str(tmp_path / "r"), "--ids", "5"),
+        capture_output=True,
+        text=True,
     )
     assert done.returncode == 0
     assert "error 5: reference solution of task 5 exited with 1" in done.stdout

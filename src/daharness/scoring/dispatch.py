@@ -31,7 +31,10 @@ def score_submission(task: Task, submission: Submission, *, closed_form_mode: st
         options = dict(spec.options)
         if spec.name == "closed_form":
             options["mode"] = closed_form_mode
-        scores.append(SCORERS[spec.name](task, submission, options))
+        scorer = SCORERS.get(spec.name)
+        if scorer is None:
+            raise ValueError(f"task {task.id}: unknown scorer {spec.name!r} (known: {', '.join(SCORERS)})")
+        scores.append(scorer(task, submission, options))
     if len(scores) == 1:
         return scores[0]
     counted = [s for s in scores if not s.excluded]

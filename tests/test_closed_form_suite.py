@@ -1,0 +1,60 @@
+"""The built-in `closed-form` suite: its shape, and every reference solution reproduces its labels."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from daharness.agents import make_agent
+from daharness.runs.runner import run_suite
+from daharness.suites import BUILTIN_ROOT, load_suite
+
+CONCEPTS = {
+    "Summary Statistics",
+    "Feature Engineering",
+    "Correlation Analysis",
+    "Machine Learning",
+    "Distribution Analysis",
+    "Outlier Detection",
+    "Comprehensive Data Preprocessing",
+}
+
+
+@pytest.fixture(scope="module")
+def suite():  # type: ignore[no-untyped-def]
+    return load_suite("closed-form")
+
+
+def test_suite_shape(suite) -> None:  # type: ignore[no-untyped-def]
+    tasks = suite.tasks
+    assert len(tasks) >= 40
+    assert len({task.files[0].path for task in tasks}) >= 8
+    assert {c for task in tasks for c in task.metadata.concepts} == CONCEPTS
+    assert Counter(task.metadata.level for task in tasks).keys() == {"easy", "medium", "hard"}
+    for task in tasks:
+        assert 1 <= len(task.gold.answers) <= 8, task.id
+        assert set(task.metadata.concepts) <= CONCEPTS, task.id
+        assert task.reference is not None, task.id
+        assert task.warnings == [], task.warnings
+        for name, _ in task.gold.answers:
+            assert f"@{name}[" in task.answer_format.text, (task.id, name)
+
+
+def test_every_table_has_a_documented_source() -> None:
+    sources = (BUILTIN_ROOT / "closed_form" / "SOURCES.md").read_text()
+    for table in (BUILTIN_ROOT / "closed_form" / "tables").glob("*.csv"):
+        assert f"`{table.name}`" in sources, table.name
+
+
+def test_every_reference_solution_reproduces_its_labels(suite, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    outcome = run_suite(
+        suite, make_agent("reference"), tmp_path / "run", concurrency=2, closed_form_mode="strict"
+    )
+    assert outcome.errors == 0
+    records = [json.loads(line) for line in (tmp_path / "run" / "samples.jsonl").read_text().splitlines()]
+    wrong = {r["id"]: r["score"]["details"]["sub_answers"] for r in records if r["score"]["value"] != 1.0}
+    assert wrong == {}
+    assert len(records) == len(suite.tasks)
