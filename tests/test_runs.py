@@ -165,3 +165,22 @@ def test_error_records_show_in_terminal_output(tmp_path: Path) -> None:
     )
     assert done.returncode == 0
     assert "error 5: reference solution of task 5 exited with 1" in done.stdout
+
+
+def test_same_command_without_out_resumes_the_unfinished_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    suite, agent = load_suite(SUITE), make_agent("reference")
+    first = run_suite(suite, agent, None, ids=["1", "5"])  # 5 errors, so the run stays unfinished
+    assert first.run_dir.parent == Path("runs") and first.run_dir.name.endswith(
+        "-dabench_questions-reference"
+    )
+    second = run_suite(suite, agent, None, ids=["1", "5"])
+    assert second.run_dir == first.run_dir and second.skipped == 1
+    assert [r["attempt"] for r in _records(first.run_dir) if r["id"] == "5"] == [1, 2]
+    # a finished selection, or another scoring mode, starts a new run
+    third = run_suite(suite, agent, None, ids=["1"])
+    assert third.run_dir != first.run_dir and third.ran == 1
+    fourth = run_suite(suite, agent, None, ids=["1", "5"], closed_form_mode="strict")
+    assert fourth.run_dir not in (first.run_dir, third.run_dir)

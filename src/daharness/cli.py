@@ -51,7 +51,13 @@ def run(
         str, typer.Option("--agent", "-a", help="Agent name (see `daharness agents`).")
     ] = "reference",
     out_dir: Annotated[
-        Path | None, typer.Option("--out", "-o", help="Run directory; re-running with it resumes.")
+        Path | None,
+        typer.Option(
+            "--out",
+            "-o",
+            help="Run directory; re-running with it resumes. Default: the newest unfinished run of the same "
+            "suite, agent and mode under runs/, else a new runs/<timestamp>-<suite>-<agent>/.",
+        ),
     ] = None,
     limit: Annotated[int | None, typer.Option(help="Run only the first N selected tasks.")] = None,
     ids: Annotated[str | None, typer.Option(help="Comma-separated task ids to run.")] = None,
@@ -65,26 +71,23 @@ def run(
     from daharness.report.build import write_report
     from daharness.report.terminal import print_report
     from daharness.runs.rundir import RunDir
-    from daharness.runs.runner import default_run_dir, run_suite
+    from daharness.runs.runner import run_suite
     from daharness.suites import load_suite
 
     _check_mode(mode)
     loaded = load_suite(suite, labels=labels, tables=tables)
     _print_warnings(loaded.warnings())
     chosen_agent = make_agent(agent)
-    target = out_dir or default_run_dir(loaded.name, chosen_agent.name)
     id_list = [i.strip() for i in ids.split(",") if i.strip()] if ids else None
     try:
         outcome = run_suite(
-            loaded, chosen_agent, target, closed_form_mode=mode, ids=id_list, limit=limit,
+            loaded, chosen_agent, out_dir, closed_form_mode=mode, ids=id_list, limit=limit,
             concurrency=concurrency, console=err,
         )  # fmt: skip
     except KeyboardInterrupt:
-        err.print(
-            f"[yellow]interrupted[/]: finished samples are saved in {target}; run the same command to resume"
-        )
+        err.print("[yellow]interrupted[/]: finished samples are saved; run the same command to resume")
         raise typer.Exit(130) from None
-    report = write_report(RunDir.open_for_reading(target))
+    report = write_report(RunDir.open_for_reading(outcome.run_dir))
     print_report(out, report)
     out.print(f"run directory: {outcome.run_dir} (report.html, report.json)")
 

@@ -21,7 +21,7 @@ from daharness import __version__
 from daharness.agents.base import Agent, InfrastructureError
 from daharness.errors import UserError
 from daharness.runs.records import SampleRecord
-from daharness.runs.rundir import RunDir
+from daharness.runs.rundir import IDENTITY_KEYS, RUN_FILE, RunDir
 from daharness.sandbox import Workspace, kill_all
 from daharness.scoring.dispatch import score_submission
 from daharness.suites import Suite
@@ -41,10 +41,41 @@ class RunOutcome:
     errors: int
 
 
-def default_run_dir(suite: str, agent: str) -> Path:
-    stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
+RUNS_ROOT = Path("runs")
+
+
+def _dir_suffix(suite: str, agent: str) -> str:
     safe_suite = "".join(c if c.isalnum() or c in "-_" else "_" for c in suite)
-    return Path("runs") / f"{stamp}-{safe_suite}-{agent}"
+    return f"{safe_suite}-{agent}"
+
+
+def default_run_dir(suite: str, agent: str, root: Path = RUNS_ROOT) -> Path:
+    stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
+    candidate = root / f"{stamp}-{_dir_suffix(suite, agent)}"
+    counter = 2
+    while candidate.exists():
+        candidate = root / f"{stamp}.{counter}-{_dir_suffix(suite, agent)}"
+        counter += 1
+    return candidate
+
+
+def unfinished_run_dir(config: dict[str, Any], wanted: set[str], root: Path = RUNS_ROOT) -> Path | None:
+    """The newest run under `root` made with the same suite, agent and scoring that still lacks some of
+    the `wanted` sample ids: running the same command without --out resumes it."""
+    suffix = _dir_suffix(config["suite"]["name"], config["agent"]["name"])
+    for candidate in sorted(root.glob(f"*-{suffix}"), reverse=True):
+        if not (candidate / RUN_FILE).is_file():
+            continue
+        run = RunDir(candidate)
+        try:
+            existing = run.config()
+        except UserError:
+            continue
+        if any(existing.get(key) != config.get(key) for key in IDENTITY_KEYS):
+            continue
+        if not wanted <= run.finished_ids():
+            return candidate
+    return None
 
 
 def select_tasks(tasks: Sequence[Task], *, ids: Sequence[str] | None, limit: int | None) -> list[Task]:
@@ -113,7 +144,7 @@ def run_sample(task: Task, agent: Agent, run: RunDir, *, closed_form_mode: str, 
         record = SampleRecord(
             status="error", error=str(exc), duration_s=time.perf_counter() - clock, **common
         )
-    except (OSError, ValueError) as exc:  # a missing file, an unreadable workspace, a bad scorer option
+    except Exception as exc:  # a missing file, an unreadable workspace, a bad scorer option, a harness bug
         error = f"{type(exc).__name__}: {exc}"
         record = SampleRecord(status="error", error=error, duration_s=time.perf_counter() - clock, **common)
     finally:
@@ -131,7 +162,7 @@ def run_sample(task: Task, agent: Agent, run: RunDir, *, closed_form_mode: str, 
 def run_suite(
     suite: Suite,
     agent: Agent,
-    out: Path,
+    out: Path | None,
     *,
     closed_form_mode: str = "normalized",
     ids: Sequence[str] | None = None,
@@ -144,12 +175,18 @@ def run_suite(
     console = console or Console(stderr=True, soft_wrap=True)
     selected = select_tasks(suite.tasks, ids=ids, limit=limit)
     config = run_config(suite, agent, closed_form_mode, {"concurrency": concurrency})
+    if out is None:
+        out = unfinished_run_dir(config, {task.id for task in selected}) or default_run_dir(
+            suite.name, agent.name
+        )
     run = RunDir.open_for_writing(out, config)
     latest = run.latest_records()
     pending = [task for task in selected if task.id not in run.finished_ids()]
     skipped = len(selected) - len(pending)
     if skipped:
         console.print(f"resuming {out}: {skipped} of {len(selected)} samples already done")
+    else:
+        console.print(f"run directory: {out}")
     errors = 0
     _stopping.clear()
     columns = (TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
