@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import re
 from html import escape
 from typing import Any
 
@@ -38,11 +39,13 @@ def _svg_bars(values: dict[str, float], title: str, horizontal: bool) -> str:
     if horizontal:
         bars = axes.barh(labels, heights, color=colors)
         axes.invert_yaxis()
-        axes.set_xlim(0, 105)
+        axes.set_xlim(0, 118)  # room for the value labels
+        axes.set_xticks(range(0, 101, 20))
         axes.set_xlabel("accuracy by question (%)")
     else:
         bars = axes.bar(labels, heights, color=colors)
-        axes.set_ylim(0, 105)
+        axes.set_ylim(0, 112)
+        axes.set_yticks(range(0, 101, 20))
         axes.set_ylabel("accuracy by question (%)")
     axes.bar_label(bars, fmt="%.1f", padding=2, fontsize=8)
     axes.set_title(title, loc="left", fontsize=11)
@@ -52,7 +55,11 @@ def _svg_bars(values: dict[str, float], title: str, horizontal: bool) -> str:
     figure.savefig(buffer, format="svg")
     plt.close(figure)
     svg = buffer.getvalue()
-    return svg[svg.find("<svg") :]
+    svg = svg[svg.find("<svg") :]
+    # let the chart scale with the page instead of its fixed size in points
+    return re.sub(
+        r'<svg([^>]*?) width="[^"]+" height="[^"]+"', r'<svg\1 style="width:100%;height:auto"', svg, count=1
+    )
 
 
 def _card(label: str, value: str) -> str:
