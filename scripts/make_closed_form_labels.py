@@ -37,7 +37,7 @@ def run_solution(suite: Path, question: dict) -> list[list[str]]:
 
 
 def main() -> None:
-    suite = Path(sys.argv[1])
+    suite = Path(sys.argv[1]).resolve()
     questions_path = suite / (sys.argv[2] if len(sys.argv) > 2 else "questions.jsonl")
     labels_path = suite / (sys.argv[3] if len(sys.argv) > 3 else "labels.jsonl")
     questions = [json.loads(line) for line in questions_path.read_text().splitlines() if line.strip()]
