@@ -58,3 +58,26 @@ def test_every_reference_solution_reproduces_its_labels(suite, tmp_path: Path) -
     wrong = {r["id"]: r["score"]["details"]["sub_answers"] for r in records if r["score"]["value"] != 1.0}
     assert wrong == {}
     assert len(records) == len(suite.tasks)
+
+
+def test_score_command_rescores_responses_for_a_builtin_suite(suite, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    import subprocess
+    import sys
+
+    responses = tmp_path / "responses.jsonl"
+    lines = []
+    for index, task in enumerate(suite.tasks):
+        answers = " ".join(f"@{name}[{value}]" for name, value in task.gold.answers)
+        if index == 0:
+            answers = answers.replace("[", "[9", 1)  # one wrong sub-answer in the first question
+        lines.append(json.dumps({"id": int(task.id), "response": f"Final Answer: {answers}"}))
+    responses.write_text("\n".join(lines) + "\n")
+    done = subprocess.run(
+        [sys.executable, "-m", "daharness", "score", "--suite", "closed-form", "--responses", str(responses),
+         "--mode", "strict", "--json", str(tmp_path / "out.json")],
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    figures = json.loads((tmp_path / "out.json").read_text())
+    n = len(suite.tasks)
+    assert figures["main_results"]["Accuracy by Question"] == round((n - 1) / n, 4)

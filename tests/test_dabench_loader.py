@@ -126,3 +126,12 @@ def test_run_with_unknown_suite_exits_2_with_one_line(tmp_path: Path) -> None:
     assert done.returncode == 2
     assert done.stderr.startswith("error: unknown suite 'nope'")
     assert "Traceback" not in done.stderr
+
+
+def test_debug_flag_shows_the_traceback(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "daharness", "--debug", "run", "--suite", "nope", "--out", str(tmp_path / "r")],
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert done.returncode == 2
+    assert "Traceback" in done.stderr and "error: unknown suite 'nope'" in done.stderr
