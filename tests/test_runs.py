@@ -164,7 +164,10 @@ def test_error_records_show_in_terminal_output(tmp_path: Path) -> None:
         text=True,
     )
     assert done.returncode == 0
-    assert "error 5: reference solution of task 5 exited with 1" in done.stdout
+    assert (
+        "error 5: reference solution of task 5 failed: RuntimeError: reference solution is broken"
+        in done.stdout
+    )
 
 
 def test_same_command_without_out_resumes_the_unfinished_run(

@@ -65,16 +65,33 @@ def run(
     mode: ModeOption = "normalized",
     labels: LabelsOption = None,
     tables: TablesOption = None,
+    sandbox: Annotated[
+        str,
+        typer.Option(
+            help="Where agent code runs: 'bwrap' (isolated, default) or 'unsafe-local' (no isolation)."
+        ),
+    ] = "bwrap",
+    step_timeout: Annotated[float, typer.Option(help="Wall-time limit of one step, seconds.")] = 120.0,
+    sample_timeout: Annotated[
+        float, typer.Option(help="Wall-time limit of all steps of a sample, seconds.")
+    ] = 1800.0,
+    memory_mb: Annotated[int, typer.Option(help="Memory limit of each sandbox process, MB.")] = 4096,
 ) -> None:
     """Run an agent on a suite, score every sample, write the run directory and its report."""
     from daharness.agents import make_agent
     from daharness.report.build import write_report
     from daharness.report.terminal import print_report
     from daharness.runs.rundir import RunDir
-    from daharness.runs.runner import run_suite
+    from daharness.runs.runner import SandboxSettings, run_suite
+    from daharness.sandbox import BACKENDS, UNSAFE_WARNING, Limits
     from daharness.suites import load_suite
 
     _check_mode(mode)
+    if sandbox not in BACKENDS:
+        raise UserError(f"--sandbox: unknown backend {sandbox!r}; choose one of {', '.join(BACKENDS)}")
+    if sandbox == "unsafe-local":
+        err.print(f"[bold red]{UNSAFE_WARNING}[/]")
+    limits = Limits(step_timeout_s=step_timeout, sample_timeout_s=sample_timeout, memory_mb=memory_mb)
     loaded = load_suite(suite, labels=labels, tables=tables)
     _print_warnings(loaded.warnings())
     chosen_agent = make_agent(agent)
@@ -82,7 +99,7 @@ def run(
     try:
         outcome = run_suite(
             loaded, chosen_agent, out_dir, closed_form_mode=mode, ids=id_list, limit=limit,
-            concurrency=concurrency, console=err,
+            concurrency=concurrency, sandbox=SandboxSettings(sandbox, limits), console=err,  # type: ignore[arg-type]
         )  # fmt: skip
     except KeyboardInterrupt:
         err.print("[yellow]interrupted[/]: finished samples are saved; run the same command to resume")

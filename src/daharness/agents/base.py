@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from daharness.sandbox import Workspace
+from daharness.sandbox import Sandbox
 from daharness.tasks.model import Task
 
 
@@ -31,4 +31,6 @@ class Submission:
 class Agent(Protocol):
     name: str
 
-    def solve(self, task: Task, workspace: Workspace) -> Submission: ...
+    def solve(self, task: Task, sandbox: Sandbox) -> Submission:
+        """Work on the task inside `sandbox` (its workspace holds the task's visible files)."""
+        ...

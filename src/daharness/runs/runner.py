@@ -8,7 +8,7 @@ import threading
 import time
 from collections.abc import Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from importlib import metadata
 from pathlib import Path
@@ -22,7 +22,15 @@ from daharness.agents.base import Agent, InfrastructureError
 from daharness.errors import UserError
 from daharness.runs.records import SampleRecord
 from daharness.runs.rundir import IDENTITY_KEYS, RUN_FILE, RunDir
-from daharness.sandbox import Workspace, kill_all
+from daharness.sandbox import (
+    Backend,
+    Limits,
+    Sandbox,
+    SandboxError,
+    Workspace,
+    check_backend,
+    kill_all_sandboxes,
+)
 from daharness.scoring.dispatch import score_submission
 from daharness.suites import Suite
 from daharness.tasks.model import Task
@@ -114,7 +122,15 @@ def run_config(suite: Suite, agent: Agent, closed_form_mode: str, extra: dict[st
     }
 
 
-def run_sample(task: Task, agent: Agent, run: RunDir, *, closed_form_mode: str, attempt: int) -> SampleRecord:
+@dataclass(frozen=True)
+class SandboxSettings:
+    backend: Backend = "bwrap"
+    limits: Limits = field(default_factory=Limits)
+
+
+def run_sample(
+    task: Task, agent: Agent, run: RunDir, *, closed_form_mode: str, attempt: int, sandbox: SandboxSettings
+) -> SampleRecord:
     """Run one sample end to end and append its record (the record is the commit point)."""
     started_at = datetime.now(UTC).isoformat(timespec="milliseconds")
     clock = time.perf_counter()
@@ -131,7 +147,8 @@ def run_sample(task: Task, agent: Agent, run: RunDir, *, closed_form_mode: str, 
     trajectory: list[dict[str, Any]] = []
     try:
         workspace = Workspace.create(task)
-        submission = agent.solve(task, workspace)
+        with Sandbox(workspace, sandbox.limits, sandbox.backend) as box:
+            submission = agent.solve(task, box)
         trajectory = submission.trajectory
         artifacts = workspace.copy_changed_to(run.artifacts_dir(task.id))
         score = score_submission(task, submission, closed_form_mode=closed_form_mode)
@@ -139,13 +156,13 @@ def run_sample(task: Task, agent: Agent, run: RunDir, *, closed_form_mode: str, 
             status="scored", score=score, answer=submission.answer, artifacts=artifacts,
             duration_s=round(time.perf_counter() - clock, 4), **common,
         )  # fmt: skip
-    except InfrastructureError as exc:
-        trajectory = exc.trajectory
-        record = SampleRecord(
-            status="error", error=str(exc), duration_s=time.perf_counter() - clock, **common
-        )
-    except Exception as exc:  # a missing file, an unreadable workspace, a bad scorer option, a harness bug
-        error = f"{type(exc).__name__}: {exc}"
+    except Exception as exc:  # the harness failed: a crashed solution, the sandbox, a missing file, a bug
+        if isinstance(exc, InfrastructureError):
+            trajectory, error = exc.trajectory, str(exc)
+        elif isinstance(exc, SandboxError):
+            error = f"sandbox: {exc}"
+        else:
+            error = f"{type(exc).__name__}: {exc}"
         record = SampleRecord(status="error", error=error, duration_s=time.perf_counter() - clock, **common)
     finally:
         if workspace is not None:
@@ -168,13 +185,20 @@ def run_suite(
     ids: Sequence[str] | None = None,
     limit: int | None = None,
     concurrency: int = 1,
+    sandbox: SandboxSettings | None = None,
     console: Console | None = None,
 ) -> RunOutcome:
     if concurrency < 1:
         raise UserError("--concurrency must be at least 1")
     console = console or Console(stderr=True, soft_wrap=True)
+    sandbox = sandbox or SandboxSettings()
+    check_backend(sandbox.backend)
     selected = select_tasks(suite.tasks, ids=ids, limit=limit)
-    config = run_config(suite, agent, closed_form_mode, {"concurrency": concurrency})
+    extra = {
+        "concurrency": concurrency,
+        "sandbox": {"backend": sandbox.backend, "limits": asdict(sandbox.limits)},
+    }
+    config = run_config(suite, agent, closed_form_mode, extra)
     if out is None:
         out = unfinished_run_dir(config, {task.id for task in selected}) or default_run_dir(
             suite.name, agent.name
@@ -204,7 +228,13 @@ def run_suite(
                     attempt = latest[task.id].attempt + 1 if task.id in latest else 1
                     futures.add(
                         pool.submit(
-                            run_sample, task, agent, run, closed_form_mode=closed_form_mode, attempt=attempt
+                            run_sample,
+                            task,
+                            agent,
+                            run,
+                            closed_form_mode=closed_form_mode,
+                            attempt=attempt,
+                            sandbox=sandbox,
                         )
                     )
                 done, futures = wait(futures, return_when=FIRST_COMPLETED)
@@ -215,6 +245,6 @@ def run_suite(
             _stopping.set()
             for future in futures:
                 future.cancel()
-            kill_all()
+            kill_all_sandboxes()
             raise
     return RunOutcome(out, len(selected), skipped, len(pending), errors)

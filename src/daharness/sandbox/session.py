@@ -1,0 +1,255 @@
+"""One sample's sandbox: a persistent kernel in an isolated workspace, driven step by step.
+
+    with Sandbox(workspace, limits, backend="bwrap") as box:
+        box.python("import pandas as pd; df = pd.read_csv('data.csv')")
+        box.python("print(df.shape)")        # variables survive between steps
+        box.bash("ls -l")
+        box.sql("shop.db", "select count(*) from orders")
+
+Every step returns an Observation. A step that outlives its timeout is interrupted inside the kernel;
+if the kernel does not answer shortly after, the whole sandbox is killed and started again (its
+variables are lost, and the observation says so). Closing the sandbox kills every process it started.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import select
+import signal
+import subprocess
+import threading
+import time
+from pathlib import Path
+from typing import Any, Literal
+
+from daharness.sandbox.backends import Backend, launch
+from daharness.sandbox.limits import Limits
+from daharness.sandbox.observation import ErrorInfo, Observation
+from daharness.sandbox.workspace import Workspace
+
+_GRACE_S = 3.0  # how long a kernel may take to answer after its own step timeout fired
+_START_TIMEOUT_S = 60.0
+_live: set[Sandbox] = set()
+_live_lock = threading.Lock()
+
+
+class SandboxError(RuntimeError):
+    """The sandbox itself failed (could not start, died repeatedly): an infrastructure error."""
+
+
+class Sandbox:
+    def __init__(
+        self, workspace: Workspace, limits: Limits | None = None, backend: Backend = "bwrap"
+    ) -> None:
+        self.workspace = workspace
+        self.limits = limits or Limits()
+        self.backend: Backend = backend
+        self.workdir = "/workspace" if backend == "bwrap" else str(workspace.root)
+        self.restarts = 0
+        self._process: subprocess.Popen[bytes] | None = None
+        self._buffer = b""
+        self._uid: int | None = None
+        self._deadline = time.monotonic() + self.limits.sample_timeout_s
+        self._lock = threading.Lock()
+
+    # ---- life cycle ---------------------------------------------------------------------------------
+
+    def __enter__(self) -> Sandbox:
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def start(self) -> None:
+        plan = launch(self.backend, self.workspace.root, self.limits)
+        self._uid = plan.uid
+        if plan.uid is not None:
+            self.workspace.hand_to(plan.uid, plan.uid)
+        self._process = subprocess.Popen(
+            plan.command,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            cwd=self.workspace.root,
+            env=plan.env,
+            start_new_session=True,
+        )
+        with _live_lock:
+            _live.add(self)
+        self._buffer = b""
+        try:
+            hello = self._read_message(time.monotonic() + _START_TIMEOUT_S)
+        except SandboxError:
+            detail = self._stderr_tail()
+            self._kill()
+            raise SandboxError(
+                f"the {self.backend} sandbox did not start: {detail or 'no error output'}"
+            ) from None
+        if not hello.get("ready"):
+            self._kill()
+            raise SandboxError(f"the sandbox kernel sent an unexpected greeting: {hello}")
+
+    def close(self) -> None:
+        self._kill()
+        with _live_lock:
+            _live.discard(self)
+
+    # ---- actions ------------------------------------------------------------------------------------
+
+    def python(self, code: str, timeout: float | None = None) -> Observation:
+        return self._step("python", {"code": code}, timeout)
+
+    def bash(self, command: str, timeout: float | None = None) -> Observation:
+        return self._step("bash", {"command": command}, timeout)
+
+    def sql(
+        self, database: str, query: str, output: str | None = None, timeout: float | None = None
+    ) -> Observation:
+        return self._step("sql", {"database": database, "query": query, "output": output}, timeout)
+
+    @property
+    def time_left_s(self) -> float:
+        return self._deadline - time.monotonic()
+
+    def _step(
+        self, kind: Literal["python", "bash", "sql"], payload: dict[str, Any], timeout: float | None
+    ) -> Observation:
+        if self.time_left_s <= 0:
+            return Observation.failure(
+                kind, "TimeoutError", f"the sample's {self.limits.sample_timeout_s:g} s are used up"
+            )
+        step_timeout = min(
+            timeout or self.limits.step_timeout_s, self.limits.step_timeout_s, self.time_left_s
+        )
+        with self._lock:
+            before = self.workspace.snapshot()
+            started = time.perf_counter()
+            try:
+                self._send({"kind": kind, "timeout": step_timeout, **payload})
+                reply = self._read_message(time.monotonic() + step_timeout + _GRACE_S)
+            except SandboxError as exc:
+                return self._recover(kind, str(exc), started, before)
+            changed = self.workspace.changed_since(before)
+        error = reply.get("error")
+        return Observation(
+            kind=kind,
+            stdout=reply.get("stdout", ""),
+            stderr=reply.get("stderr", ""),
+            error=ErrorInfo(**error) if error else None,
+            truncated=reply.get("truncated", False),
+            exit_status=reply.get("exit_status"),
+            timed_out=reply.get("timed_out", False),
+            duration_s=time.perf_counter() - started,
+            files_changed=changed,
+        )
+
+    def _recover(
+        self, kind: str, reason: str, started: float, before: dict[str, tuple[int, int]]
+    ) -> Observation:
+        """The kernel did not answer: kill the sandbox, start a fresh one, and say what was lost."""
+        self._kill()
+        self.restarts += 1
+        try:
+            self.start()
+        except SandboxError as exc:
+            raise SandboxError(f"{reason}; restarting the sandbox failed: {exc}") from None
+        observation = Observation.failure(
+            kind,
+            "TimeoutError" if "no answer" in reason else "KernelDied",
+            f"{reason}; the kernel was restarted and its variables are lost",
+        )
+        observation.restarted = True
+        observation.timed_out = "no answer" in reason
+        observation.duration_s = time.perf_counter() - started
+        observation.files_changed = self.workspace.changed_since(before)
+        return observation
+
+    # ---- transport ----------------------------------------------------------------------------------
+
+    def _send(self, message: dict[str, Any]) -> None:
+        assert self._process is not None and self._process.stdin is not None
+        try:
+            self._process.stdin.write(json.dumps(message).encode() + b"\n")
+            self._process.stdin.flush()
+        except (BrokenPipeError, OSError):
+            raise SandboxError("the kernel is gone") from None
+
+    def _read_message(self, deadline: float) -> dict[str, Any]:
+        assert self._process is not None and self._process.stdout is not None
+        fd = self._process.stdout.fileno()
+        while b"\n" not in self._buffer:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise SandboxError("no answer from the kernel in time")
+            ready, _, _ = select.select([fd], [], [], remaining)
+            if not ready:
+                continue
+            chunk = os.read(fd, 1 << 20)
+            if not chunk:
+                raise SandboxError("the kernel exited")
+            self._buffer += chunk
+        line, _, self._buffer = self._buffer.partition(b"\n")
+        return json.loads(line)
+
+    def _stderr_tail(self) -> str:
+        if self._process is None or self._process.stderr is None:
+            return ""
+        if self._process.poll() is None:
+            return ""
+        return self._process.stderr.read().decode(errors="replace").strip()[-500:]
+
+    def _kill(self) -> None:
+        process, self._process = self._process, None
+        if process is None:
+            return
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+        for stream in (process.stdin, process.stdout, process.stderr):
+            if stream is not None:
+                stream.close()
+        if self._uid is not None:
+            _kill_uid(self._uid)
+
+
+def kill_all_sandboxes() -> None:
+    """Kill every sandbox of this process (used when a run is interrupted)."""
+    with _live_lock:
+        boxes = list(_live)
+    for box in boxes:
+        box._kill()
+
+
+def _kill_uid(uid: int, wait_s: float = 2.0) -> None:
+    """Make sure no process of a sandbox's own user id survives it (e.g. one that escaped its group)."""
+    deadline = time.monotonic() + wait_s
+    while True:
+        pids = _pids_of_uid(uid)
+        if not pids:
+            return
+        for pid in pids:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+        if time.monotonic() > deadline:
+            return
+        time.sleep(0.02)
+
+
+def _pids_of_uid(uid: int) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            status = (entry / "status").read_text()
+        except OSError:
+            continue
+        for line in status.splitlines():
+            if line.startswith("Uid:"):
+                if int(line.split()[1]) == uid:
+                    found.append(int(entry.name))
+                break
+    return found
