@@ -31,6 +31,28 @@ def _records(out: Path) -> list[dict]:
     return [json.loads(line) for line in (out / "samples.jsonl").read_text().splitlines()]
 
 
+def _sandbox_processes(timeout_s: float = 3.0) -> list[int]:
+    """Host processes still running under a sandbox user id (the bwrap backend's ids start at 200000)."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        found = []
+        for entry in Path("/proc").iterdir():
+            if entry.name.isdigit():
+                try:
+                    uid = next(
+                        int(x.split()[1])
+                        for x in (entry / "status").read_text().splitlines()
+                        if x.startswith("Uid:")
+                    )
+                except (OSError, StopIteration):
+                    continue
+                if 200_000 <= uid < 300_000:
+                    found.append(int(entry.name))
+        if not found or time.monotonic() > deadline:
+            return found
+        time.sleep(0.05)
+
+
 def _wait_for_lines(path: Path, count: int, timeout_s: float = 30) -> None:
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
@@ -114,6 +136,8 @@ def test_kill_9_mid_sample_then_resume_loses_and_duplicates_nothing(tmp_path: Pa
     time.sleep(0.5)
     process.send_signal(signal.SIGKILL)
     process.wait()
+    if os.getuid() == 0:
+        assert _sandbox_processes() == []  # the sandbox died with its harness
     # also simulate a record cut off in the middle of its write
     with (out / "samples.jsonl").open("a") as handle:
         handle.write('{"id":"3","status":"sco')
@@ -140,6 +164,8 @@ def test_ctrl_c_stops_cleanly_and_the_same_command_resumes(tmp_path: Path) -> No
     _, stderr = process.communicate(timeout=30)
     assert process.returncode == 130
     assert "interrupted" in stderr and "Traceback" not in stderr
+    if os.getuid() == 0:
+        assert _sandbox_processes() == []
     assert [r["id"] for r in _records(out)] == ["1", "2"]  # the sample in flight was not recorded
     done = subprocess.run(_cli("run", "--suite", SUITE, "--out", str(out)), capture_output=True, text=True)
     assert done.returncode == 0

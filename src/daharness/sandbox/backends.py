@@ -152,6 +152,7 @@ def _common_env() -> dict[str, str]:
 def _kernel_config(limits: Limits, workdir: str, uid: int | None) -> str:
     return json.dumps(
         {
+            "count_processes": workdir == "/workspace",
             "limits": limits.kernel_limits(),
             "output_cap": limits.output_bytes,
             "workdir": workdir,

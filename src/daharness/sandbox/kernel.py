@@ -27,6 +27,7 @@ import threading
 import time
 import traceback
 import uuid
+from pathlib import Path
 from typing import Any
 
 _SENTINEL = f"\x00daharness-step-{uuid.uuid4().hex}\x00".encode()
@@ -97,6 +98,8 @@ class CappedStream:
 class Kernel:
     def __init__(self, config: dict[str, Any]) -> None:
         self.namespace: dict[str, Any] = {"__name__": "__main__", "__builtins__": builtins}
+        self.count_processes = bool(config.get("count_processes"))
+        self.process_limit = int(config.get("limits", {}).get("processes") or 0)
         self.proto_in = os.fdopen(os.dup(0), "r", encoding="utf-8")
         self.proto_out = os.fdopen(os.dup(1), "w", encoding="utf-8")
         null = os.open(os.devnull, os.O_RDONLY)
@@ -119,6 +122,7 @@ class Kernel:
         for line in self.proto_in:
             request = json.loads(line)
             started = time.perf_counter()
+            _reap_untracked_zombies()  # children of the last step that exited after it ended
             handler = {"python": self._python, "bash": self._bash, "sql": self._sql}.get(request.get("kind"))
             if handler is None:
                 result = {"error": _error("ValueError", f"unknown request kind {request.get('kind')!r}")}
@@ -126,6 +130,7 @@ class Kernel:
                 result = handler(request)
             if os.getpid() != _KERNEL_PID:  # a fork of the kernel must never answer
                 os._exit(0)
+            _reap_untracked_zombies()
             self._end_step(result, started)
 
     def _send(self, message: dict[str, Any]) -> None:
@@ -141,6 +146,8 @@ class Kernel:
         (stdout, cut_out), (stderr, cut_err) = (stream.take() for stream in self.streams)
         result.update(stdout=stdout, stderr=stderr, truncated=bool(cut_out or cut_err))
         result["duration_s"] = round(time.perf_counter() - started, 6)
+        if self.count_processes:  # only meaningful in the sandbox's own PID namespace
+            result["processes"] = _peak_process_count(self.process_limit)
         self._send(result)
 
     # ---- actions ------------------------------------------------------------------------------------
@@ -221,6 +228,42 @@ class Kernel:
         finally:
             signal.setitimer(signal.ITIMER_REAL, 0)
         return {}
+
+
+def _reap_untracked_zombies() -> None:
+    """Reap exited children that no Popen or multiprocessing object will wait for (e.g. after a fork
+    bomb): a zombie keeps its process slot, and the process limit would stay used up for the sample."""
+    zombies = []
+    for children in Path("/proc/self/task").glob("*/children"):
+        for pid in children.read_text().split():
+            try:
+                state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+            except (OSError, IndexError):
+                continue
+            if state == "Z":
+                zombies.append(int(pid))
+    if not zombies:
+        return
+    import gc
+    import multiprocessing.process
+
+    tracked = {o.pid for o in gc.get_objects() if isinstance(o, subprocess.Popen)}
+    tracked |= {child.pid for child in getattr(multiprocessing.process, "_children", set())}
+    for pid in zombies:
+        if pid not in tracked:
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(pid, os.WNOHANG)
+
+
+def _peak_process_count(limit: int) -> int:
+    """Processes in the sandbox; when they crowd the limit, the peak of a few looks, since a fork bomb's
+    processes keep exiting and being replaced."""
+    peak = sum(name.isdigit() for name in os.listdir("/proc"))
+    if limit and peak >= limit // 2:
+        for _ in range(10):
+            time.sleep(0.003)
+            peak = max(peak, sum(name.isdigit() for name in os.listdir("/proc")))
+    return peak
 
 
 def _raise_timeout(signum: int, frame: Any) -> None:

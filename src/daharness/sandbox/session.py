@@ -29,6 +29,7 @@ from daharness.sandbox.limits import Limits
 from daharness.sandbox.observation import ErrorInfo, Observation
 from daharness.sandbox.workspace import Workspace
 
+_PROCESS_HEADROOM = 4  # the kernel's own threads count against the limit too
 _GRACE_S = 3.0  # how long a kernel may take to answer after its own step timeout fired
 _START_TIMEOUT_S = 60.0
 _live: set[Sandbox] = set()
@@ -134,7 +135,7 @@ class Sandbox:
                 return self._recover(kind, str(exc), started, before)
             changed = self.workspace.changed_since(before)
         error = reply.get("error")
-        return Observation(
+        observation = Observation(
             kind=kind,
             stdout=reply.get("stdout", ""),
             stderr=reply.get("stderr", ""),
@@ -145,6 +146,22 @@ class Sandbox:
             duration_s=time.perf_counter() - started,
             files_changed=changed,
         )
+        if reply.get("processes", 0) >= self.limits.processes - _PROCESS_HEADROOM:
+            self._restart_after_exhaustion(observation)
+        return observation
+
+    def _restart_after_exhaustion(self, observation: Observation) -> None:
+        """The sandbox's processes fill its process limit (a fork bomb, typically): nothing can start
+        any more, so everything is killed and a fresh kernel takes over."""
+        self._kill()
+        self.restarts += 1
+        self.start()
+        observation.restarted = True
+        notice = (
+            f"\n[the sandbox reached its limit of {self.limits.processes} processes; all its processes were "
+            "killed and the kernel was restarted, so its variables are lost]\n"
+        )
+        observation.stderr += notice
 
     def _recover(
         self, kind: str, reason: str, started: float, before: dict[str, tuple[int, int]]
