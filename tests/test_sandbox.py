@@ -1,0 +1,102 @@
+"""The sandbox as agents use it: a persistent kernel, Bash, SQL on SQLite and DuckDB, files, budgets."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from daharness.sandbox import Limits, Sandbox, Workspace
+from daharness.tasks.model import Family, Task, WorkspaceFile
+
+
+@pytest.fixture
+def box(tmp_path: Path) -> Iterator[Sandbox]:
+    with sqlite3.connect(tmp_path / "shop.db") as db:
+        db.execute("create table orders (id integer, amount real)")
+        db.executemany("insert into orders values (?, ?)", [(1, 9.5), (2, 20.0), (3, 0.5)])
+    with duckdb.connect(str(tmp_path / "sales.duckdb")) as db:
+        db.execute("create table sales as select range as day, range * 2 as units from range(5)")
+    (tmp_path / "data.csv").write_text("x,y\n1,2\n3,4\n")
+    task = Task(
+        id="sb", suite="t", family=Family.workspace, instructions=["x"],
+        files=[WorkspaceFile(path=name, source=tmp_path / name) for name in ("shop.db", "sales.duckdb", "data.csv")],
+    )  # fmt: skip
+    workspace = Workspace.create(task)
+    with Sandbox(workspace, Limits(step_timeout_s=20, sample_timeout_s=120)) as sandbox:
+        yield sandbox
+    workspace.remove()
+
+
+def test_python_state_persists_like_a_notebook(box: Sandbox) -> None:
+    assert box.python("import pandas as pd\ndf = pd.read_csv('data.csv')").ok
+    shown = box.python("int(df['x'].sum()) * 10")  # a final bare expression is shown
+    assert shown.stdout == "40\n"
+    assert box.python("total = int(df.y.sum())\nprint(total)").stdout == "6\n"
+    assert box.python("total + 1").stdout == "7\n"
+
+
+def test_errors_carry_name_value_and_traceback(box: Sandbox) -> None:
+    failed = box.python("def f():\n    return {}['missing']\nf()")
+    assert failed.error is not None and failed.error.name == "KeyError"
+    assert failed.error.value == "'missing'"
+    assert 'File "<cell>", line 2, in f' in failed.error.traceback
+    syntax = box.python("def broken(:")
+    assert syntax.error is not None and syntax.error.name == "SyntaxError"
+    assert box.python("raise SystemExit(3)").error.name == "SystemExit"  # type: ignore[union-attr]
+    assert box.python("print('still alive')").stdout == "still alive\n"
+
+
+def test_stdout_and_stderr_include_output_of_child_processes(box: Sandbox) -> None:
+    observation = box.python(
+        "import os, sys\nprint('py out')\nprint('py err', file=sys.stderr)\nstatus = os.system('echo from-shell')"
+    )
+    assert observation.stdout == "py out\nfrom-shell\n"
+    assert observation.stderr == "py err\n"
+
+
+def test_bash_reports_exit_status_and_files(box: Sandbox) -> None:
+    observation = box.bash("wc -l < data.csv; echo oops >&2; mkdir -p out && echo 1 > out/a.txt; exit 4")
+    assert observation.stdout == "3\n" and observation.stderr == "oops\n"
+    assert observation.exit_status == 4 and not observation.ok
+    assert observation.files_changed == ["out/a.txt"]
+    assert box.bash("python -c 'print(2 ** 10)'").stdout == "1024\n"
+
+
+def test_sql_on_sqlite_and_duckdb(box: Sandbox) -> None:
+    table = box.sql("shop.db", "select id, amount from orders where amount > 1 order by id")
+    assert table.ok
+    assert table.stdout.splitlines()[0].split() == ["id", "|", "amount"]
+    assert "(2 rows)" in table.stdout
+    written = box.sql("sales.duckdb", "select sum(units) as total from sales", output="total.csv")
+    assert written.ok and written.files_changed == ["total.csv"]
+    assert (box.workspace.root / "total.csv").read_text().splitlines() == ["total", "20"]
+    change = box.sql("shop.db", "insert into orders values (4, 1.0)")
+    assert "without output" in change.stdout
+    assert "(4 rows)" in box.sql("shop.db", "select * from orders").stdout
+    bad = box.sql("shop.db", "select nope from orders")
+    assert bad.error is not None and "no such column" in bad.error.value
+    missing = box.sql("absent.db", "select 1")
+    assert missing.error is not None and missing.error.name == "FileNotFoundError"
+
+
+def test_matplotlib_figures_are_saved_without_a_display(box: Sandbox) -> None:
+    observation = box.python(
+        "import matplotlib.pyplot as plt\nplt.bar(['a', 'b'], [1, 3])\nplt.savefig('chart.png')\nprint(plt.get_backend())"
+    )
+    assert observation.stdout.strip().lower() == "agg"
+    assert observation.files_changed == ["chart.png"]
+    assert (box.workspace.root / "chart.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_the_sample_time_budget_ends_all_further_steps(tmp_path: Path) -> None:
+    task = Task(id="t", suite="t", family=Family.workspace, instructions=["x"])
+    workspace = Workspace.create(task)
+    with Sandbox(workspace, Limits(step_timeout_s=5, sample_timeout_s=1.5)) as box:
+        assert box.python("import time\ntime.sleep(3)").timed_out  # the step gets only what is left
+        refused = box.python("print(1)")
+        assert refused.error is not None and "used up" in refused.error.value
+    workspace.remove()
