@@ -1,0 +1,191 @@
+"""Sandbox performance on this machine.
+
+Measures, with the bwrap backend:
+1. median latency of a trivial Python step in a warm kernel (target <= 15 ms);
+2. sample start: new workspace + sandbox + `import pandas` done (target <= 1.5 s);
+3. the same 10-step analysis run in one warm kernel vs. the papers' way (a fresh `python` process per step,
+   re-reading the data each time), and the ratio;
+4. optionally (--capacity N): N sandboxes at once, each with pandas imported and the data loaded, and
+   the memory they take, to estimate how many fit in this machine's memory.
+For comparison it also times a trivial step through jupyter_client/ipykernel when they are installed.
+
+Run: python benchmarks/sandbox_performance.py [--capacity 100]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from daharness.sandbox import Limits, Sandbox, Workspace
+from daharness.tasks.model import Family, Task, WorkspaceFile
+
+STEPS = [
+    "df = pd.read_csv('sales.csv')",
+    "print(df.shape)",
+    "print(df['amount'].mean())",
+    "print(df.groupby('region')['amount'].sum())",
+    "df['big'] = df['amount'] > df['amount'].quantile(0.9)",
+    "print(df['big'].mean())",
+    "print(df[['amount', 'units']].corr())",
+    "monthly = df.groupby('month')['amount'].agg(['mean', 'std'])",
+    "print(monthly.head())",
+    "print(df.sort_values('amount').tail(3))",
+]
+
+
+def make_data(folder: Path, rows: int = 300_000) -> Task:
+    rng = np.random.default_rng(7)
+    frame = pd.DataFrame(
+        {
+            "region": rng.choice(["north", "south", "east", "west"], rows),
+            "month": rng.integers(1, 13, rows),
+            "units": rng.integers(1, 50, rows),
+            "amount": rng.gamma(2.0, 50.0, rows).round(2),
+        }
+    )
+    frame.to_csv(folder / "sales.csv", index=False)
+    return Task(
+        id="bench", suite="bench", family=Family.workspace, instructions=["bench"],
+        files=[WorkspaceFile(path="sales.csv", source=folder / "sales.csv")],
+    )  # fmt: skip
+
+
+def warm_step_latency(task: Task, repeats: int = 300) -> float:
+    workspace = Workspace.create(task)
+    with Sandbox(workspace, Limits()) as box:
+        box.python("x = 0")
+        times = []
+        for _ in range(repeats):
+            started = time.perf_counter()
+            box.python("x = x + 1")
+            times.append(time.perf_counter() - started)
+    workspace.remove()
+    return statistics.median(times) * 1000
+
+
+def start_with_pandas(task: Task, repeats: int = 7) -> float:
+    times = []
+    for _ in range(repeats):
+        started = time.perf_counter()
+        workspace = Workspace.create(task)
+        with Sandbox(workspace, Limits()) as box:
+            assert box.python("import pandas as pd").ok
+            times.append(time.perf_counter() - started)
+        workspace.remove()
+    return statistics.median(times)
+
+
+def ten_steps_warm(task: Task) -> float:
+    workspace = Workspace.create(task)
+    started = time.perf_counter()
+    with Sandbox(workspace, Limits()) as box:
+        box.python("import pandas as pd")
+        for step in STEPS:
+            assert box.python(step).ok, step
+    elapsed = time.perf_counter() - started
+    workspace.remove()
+    return elapsed
+
+
+def ten_steps_fresh_processes(folder: Path) -> float:
+    """Each step in a new interpreter that imports pandas and re-reads the data (and redoes what the
+    step depends on), as the papers' tools ran agent code."""
+    started = time.perf_counter()
+    for index, step in enumerate(STEPS):
+        needed = (
+            "\n".join(["import pandas as pd", STEPS[0], *STEPS[1 : index + 1]])
+            if index
+            else f"import pandas as pd\n{step}"
+        )
+        done = subprocess.run([sys.executable, "-c", needed], cwd=folder, capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr
+    return time.perf_counter() - started
+
+
+def jupyter_step_latency(repeats: int = 200) -> float | None:
+    try:
+        from jupyter_client.manager import start_new_kernel
+    except ImportError:
+        return None
+    manager, client = start_new_kernel(kernel_name="python3")
+    try:
+        client.execute_interactive("x = 0", timeout=30)
+        times = []
+        for _ in range(repeats):
+            started = time.perf_counter()
+            client.execute_interactive("x = x + 1", timeout=30, output_hook=lambda msg: None)
+            times.append(time.perf_counter() - started)
+        return statistics.median(times) * 1000
+    finally:
+        client.stop_channels()
+        manager.shutdown_kernel(now=True)
+
+
+def memory_available_mb() -> float:
+    for line in Path("/proc/meminfo").read_text().splitlines():
+        if line.startswith("MemAvailable:"):
+            return int(line.split()[1]) / 1024
+    raise RuntimeError("no MemAvailable in /proc/meminfo")
+
+
+def capacity(task: Task, count: int) -> None:
+    before = memory_available_mb()
+    boxes: list[tuple[Workspace, Sandbox]] = []
+    started = time.perf_counter()
+    try:
+        for index in range(count):
+            workspace = Workspace.create(task)
+            box = Sandbox(workspace, Limits())
+            box.start()
+            boxes.append((workspace, box))
+            result = box.python("import pandas as pd\ndf = pd.read_csv('sales.csv')\nprint(len(df))")
+            if not result.ok:
+                print(f"  sandbox {index + 1} failed: {result.error}")
+                break
+            if (index + 1) % 25 == 0:
+                used = before - memory_available_mb()
+                print(
+                    f"  {index + 1} sandboxes running, {used:,.0f} MB used ({used / (index + 1):.0f} MB each)"
+                )
+        used = before - memory_available_mb()
+        print(f"{len(boxes)} sandboxes at once in {time.perf_counter() - started:.1f} s, {used:,.0f} MB used; "
+              f"{used / len(boxes):.0f} MB each -> about {int(before / (used / len(boxes)))} would fit in the "
+              f"{before:,.0f} MB that were available")  # fmt: skip
+        alive = sum(box.python("print(len(df))").stdout.strip() == "300000" for _, box in boxes)
+        print(f"all still answering: {alive} of {len(boxes)}")
+    finally:
+        for workspace, box in boxes:
+            box.close()
+            workspace.remove()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--capacity", type=int, default=0, help="also start this many sandboxes at once")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as folder:
+        task = make_data(Path(folder))
+        print(f"warm kernel, trivial step: median {warm_step_latency(task):.2f} ms (target <= 15 ms)")
+        jupyter = jupyter_step_latency()
+        if jupyter is not None:
+            print(f"  for comparison, jupyter_client + ipykernel (no sandbox): median {jupyter:.2f} ms")
+        print(f"sample start incl. `import pandas`: median {start_with_pandas(task):.2f} s (target <= 1.5 s)")
+        warm = ten_steps_warm(task)
+        fresh = ten_steps_fresh_processes(Path(folder))
+        print(f"10-step analysis: warm sandbox kernel {warm:.2f} s, fresh python per step {fresh:.2f} s, "
+              f"ratio {fresh / warm:.1f}x")  # fmt: skip
+        if args.capacity:
+            capacity(task, args.capacity)
+
+
+if __name__ == "__main__":
+    main()
