@@ -76,9 +76,69 @@ def run(
         float, typer.Option(help="Wall-time limit of all steps of a sample, seconds.")
     ] = 1800.0,
     memory_mb: Annotated[int, typer.Option(help="Memory limit of each sandbox process, MB.")] = 4096,
+    model: Annotated[
+        str | None, typer.Option(help="Model id, or a name from --models-file.", rich_help_panel="Model")
+    ] = None,
+    base_url: Annotated[
+        str | None,
+        typer.Option(
+            help="OpenAI-compatible endpoint, e.g. http://localhost:8000/v1.", rich_help_panel="Model"
+        ),
+    ] = None,
+    api_key_env: Annotated[
+        str | None, typer.Option(help="Environment variable holding the API key.", rich_help_panel="Model")
+    ] = None,
+    models_file: Annotated[
+        Path | None,
+        typer.Option(help="TOML file of named models (endpoint, sampling, prices).", rich_help_panel="Model"),
+    ] = None,
+    temperature: Annotated[float | None, typer.Option(rich_help_panel="Model")] = None,
+    top_p: Annotated[float | None, typer.Option(rich_help_panel="Model")] = None,
+    max_tokens: Annotated[int | None, typer.Option(help="Per reply.", rich_help_panel="Model")] = None,
+    seed: Annotated[int | None, typer.Option(rich_help_panel="Model")] = None,
+    cache: Annotated[
+        str, typer.Option(help="Response cache: on, off or refresh.", rich_help_panel="Model")
+    ] = "on",
+    cache_path: Annotated[
+        Path | None, typer.Option(help="SQLite file of the response cache.", rich_help_panel="Model")
+    ] = None,
+    max_steps: Annotated[
+        int | None,
+        typer.Option(help="Model replies per sample (react: 10, da-agent: 20).", rich_help_panel="Agent"),
+    ] = None,
+    max_sample_tokens: Annotated[
+        int | None, typer.Option(help="Tokens per sample.", rich_help_panel="Agent")
+    ] = None,
+    max_sample_cost: Annotated[
+        float | None, typer.Option(help="USD per sample.", rich_help_panel="Agent")
+    ] = None,
+    max_sample_seconds: Annotated[
+        float | None, typer.Option(help="Agent wall time per sample.", rich_help_panel="Agent")
+    ] = None,
+    dabench_compat: Annotated[
+        bool,
+        typer.Option(
+            help="react: send only question and constraints, as the official pipeline.",
+            rich_help_panel="Agent",
+        ),
+    ] = False,
+    reformat_model: Annotated[
+        str | None,
+        typer.Option(
+            help="react: model of the reformat step (Table 25); same endpoint options.",
+            rich_help_panel="Agent",
+        ),
+    ] = None,
+    memory_window: Annotated[
+        int, typer.Option(help="da-agent: steps kept in the prompt.", rich_help_panel="Agent")
+    ] = 15,
+    replay_from: Annotated[
+        Path | None, typer.Option(help="replay: the run whose actions to repeat.", rich_help_panel="Agent")
+    ] = None,
 ) -> None:
     """Run an agent on a suite, score every sample, write the run directory and its report."""
-    from daharness.agents import make_agent
+    from daharness.agents import AgentOptions, SampleLimits, make_agent
+    from daharness.models import resolve_model
     from daharness.report.build import write_report
     from daharness.report.terminal import print_report
     from daharness.runs.rundir import RunDir
@@ -94,7 +154,21 @@ def run(
     limits = Limits(step_timeout_s=step_timeout, sample_timeout_s=sample_timeout, memory_mb=memory_mb)
     loaded = load_suite(suite, labels=labels, tables=tables)
     _print_warnings(loaded.warnings())
-    chosen_agent = make_agent(agent)
+    if cache not in ("on", "off", "refresh"):
+        raise UserError(f"--cache: {cache!r} is not one of on, off, refresh")
+    endpoint = {"config_file": models_file, "base_url": base_url, "api_key_env": api_key_env}
+    sampling = {"temperature": temperature, "top_p": top_p, "max_tokens": max_tokens, "seed": seed}
+    options = AgentOptions(
+        model=resolve_model(model, **endpoint, overrides=sampling) if model else None,
+        reformat_model=resolve_model(reformat_model, **endpoint, overrides={}) if reformat_model else None,
+        cache_mode=cache,
+        cache_path=cache_path or _default_cache_path(),
+        limits=SampleLimits(max_steps, max_sample_tokens, max_sample_cost, max_sample_seconds),
+        dabench_compat=dabench_compat,
+        memory_window=memory_window,
+        replay_from=replay_from,
+    )
+    chosen_agent = make_agent(agent, options)
     id_list = [i.strip() for i in ids.split(",") if i.strip()] if ids else None
     try:
         outcome = run_suite(
@@ -165,8 +239,8 @@ def agents() -> None:
     """List the available agents."""
     from daharness.agents import AGENTS
 
-    for name in AGENTS:
-        out.print(name)
+    for name, description in AGENTS.items():
+        out.print(f"{name}: {description}")
 
 
 @suites_app.command("list")
@@ -196,6 +270,12 @@ def suites_check(
     out.print(f"{loaded.name}: {len(loaded.tasks)} tasks, {len(flagged)} with defects")
     if flagged:
         raise typer.Exit(1)
+
+
+def _default_cache_path() -> Path:
+    import os
+
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "daharness" / "responses.sqlite"
 
 
 def _print_warnings(warnings: list[str]) -> None:

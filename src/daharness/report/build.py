@@ -7,6 +7,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from daharness.report.agent_metrics import agent_figures
 from daharness.report.dabench_metrics import dabench_figures, question_result
 from daharness.runs.records import SampleRecord
 from daharness.runs.rundir import RunDir
@@ -31,6 +32,7 @@ def build_report(run: RunDir) -> dict[str, Any]:
             "dir": str(run.root),
             "suite": config.get("suite", {}).get("name"),
             "agent": config.get("agent", {}).get("name"),
+            "model": config.get("agent", {}).get("model"),
             "scoring": config.get("scoring", {}),
             "created_at": config.get("created_at"),
             "daharness_version": config.get("daharness_version"),
@@ -45,6 +47,7 @@ def build_report(run: RunDir) -> dict[str, Any]:
         },
         "mean_score": round(sum(r.score.value for r in counted) / len(counted), 4) if counted else None,  # type: ignore[union-attr]
         "dabench": dabench_figures(results),
+        "agent": agent_figures(records),
         "errors": [{"id": r.id, "attempt": r.attempt, "error": r.error} for r in errors],
         "wall_time_s": _wall_time(records),
         "samples": [_sample_row(r) for r in records],
@@ -76,6 +79,7 @@ def _sample_row(record: SampleRecord) -> dict[str, Any]:
         "level": record.level,
         "duration_s": record.duration_s,
         "attempt": record.attempt,
+        "agent_metrics": record.agent_metrics,
     }
 
 

@@ -116,6 +116,22 @@ def render_html(report: dict[str, Any]) -> str:
             _card("wall time", f"{report['wall_time_s']['elapsed']:.1f}s"),
         ]
     )
+    agent = report.get("agent") or {}
+    if agent.get("samples") and agent.get("usage", {}).get("calls"):
+        debug, usage = agent["self_debug"], agent["usage"]
+        cards += "".join(
+            [
+                _card("completed within the step limit", _pct(agent["completion_rate"])),
+                _card("average steps", str(agent["average_steps"])),
+                _card("executable code", _pct(agent["executable_code_rate"])),
+                _card(
+                    "self-debug success rate (SDSR)", "—" if debug["sdsr"] is None else f"{debug['sdsr']:.2f}"
+                ),
+                _card("tokens in / out", f"{usage['prompt_tokens']:,} / {usage['completion_tokens']:,}"),
+                _card("cost", f"${usage['cost_usd']:.4f}"),
+                _card("reformat step", "used" if agent["reformat_used"] else "not used"),
+            ]
+        )
     charts = (
         f"<figure>{_svg_bars(figures['concept_accuracy_analysis'], 'Accuracy by concept', True)}</figure>"
         f"<figure>{_svg_bars(figures['by_level'], 'Accuracy by level', False)}</figure>"
@@ -129,7 +145,7 @@ def render_html(report: dict[str, Any]) -> str:
 <html lang="en"><head><meta charset="utf-8"><title>daharness · {escape(str(run["suite"]))}</title>
 <style>{_CSS}</style></head><body>
 <h1>{escape(str(run["suite"]))} · {escape(str(run["agent"]))}</h1>
-<p class="sub">scoring mode <b>{escape(mode)}</b> · created {escape(str(run["created_at"]))}
+<p class="sub">model <b>{escape(str(run.get("model") or "—"))}</b> · scoring mode <b>{escape(mode)}</b> · created {escape(str(run["created_at"]))}
  · daharness {escape(str(run["daharness_version"]))} · {escape(run["dir"])}</p>
 <div class="cards">{cards}</div>
 <div class="charts">{charts}</div>

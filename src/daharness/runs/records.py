@@ -23,6 +23,10 @@ class SampleRecord(BaseModel):
     level: str | None = None
     source_id: int | str | None = None
     artifacts: list[str] = Field(default_factory=list)
+    agent_metrics: dict[str, Any] = Field(
+        default_factory=dict,
+        description="completed, stop_reason, steps, code actions/errors, traceback, usage",
+    )
     started_at: str
     duration_s: float
     extra: dict[str, Any] = Field(default_factory=dict)

@@ -111,11 +111,17 @@ class RunDir:
             os.fsync(handle.fileno())
 
     def write_trajectory(self, sample_id: str, trajectory: dict[str, Any]) -> None:
-        path = self.root / "trajectories" / f"{_file_safe(sample_id)}.json"
-        _write_atomic(path, json.dumps(trajectory, indent=2, ensure_ascii=False, default=str))
+        _write_atomic(
+            trajectory_path(self.root, sample_id),
+            json.dumps(trajectory, indent=2, ensure_ascii=False, default=str),
+        )
 
     def artifacts_dir(self, sample_id: str) -> Path:
         return self.root / "artifacts" / _file_safe(sample_id)
+
+
+def trajectory_path(run_root: Path, sample_id: str) -> Path:
+    return run_root / "trajectories" / f"{_file_safe(sample_id)}.json"
 
 
 def _write_atomic(path: Path, text: str) -> None:

@@ -20,6 +20,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from daharness import __version__
 from daharness.agents.base import Agent, InfrastructureError
 from daharness.errors import UserError
+from daharness.models import ModelFatalError
 from daharness.runs.records import SampleRecord
 from daharness.runs.rundir import IDENTITY_KEYS, RUN_FILE, RunDir
 from daharness.sandbox import (
@@ -112,7 +113,7 @@ def run_config(suite: Suite, agent: Agent, closed_form_mode: str, extra: dict[st
         "daharness_version": __version__,
         "created_at": datetime.now(UTC).isoformat(timespec="seconds"),
         "suite": suite.describe(),
-        "agent": {"name": agent.name},
+        "agent": agent.describe(),
         "scoring": {"closed_form_mode": closed_form_mode},
         "python": sys.version.split()[0],
         "platform": platform.platform(),
@@ -145,17 +146,25 @@ def run_sample(
     }
     workspace = None
     trajectory: list[dict[str, Any]] = []
+    outcome: dict[str, Any] = {}
     try:
         workspace = Workspace.create(task)
         with Sandbox(workspace, sandbox.limits, sandbox.backend) as box:
             submission = agent.solve(task, box)
         trajectory = submission.trajectory
+        outcome = {
+            "answer": submission.answer,
+            "finished": submission.finished,
+            "stop_reason": submission.stop_reason,
+        }
         artifacts = workspace.copy_changed_to(run.artifacts_dir(task.id))
         score = score_submission(task, submission, closed_form_mode=closed_form_mode)
         record = SampleRecord(
             status="scored", score=score, answer=submission.answer, artifacts=artifacts,
-            duration_s=round(time.perf_counter() - clock, 4), **common,
+            agent_metrics=submission.metrics(), duration_s=round(time.perf_counter() - clock, 4), **common,
         )  # fmt: skip
+    except ModelFatalError:
+        raise  # a wrong key, model or URL: the run stops instead of failing every sample
     except Exception as exc:  # the harness failed: a crashed solution, the sandbox, a missing file, a bug
         if isinstance(exc, InfrastructureError):
             trajectory, error = exc.trajectory, str(exc)
@@ -169,9 +178,8 @@ def run_sample(
             workspace.remove()
     if _stopping.is_set():
         return record
-    run.write_trajectory(
-        task.id, {"id": task.id, "agent": agent.name, "attempt": attempt, "steps": trajectory}
-    )
+    saved = {"id": task.id, "agent": agent.name, "attempt": attempt, **outcome, "steps": trajectory}
+    run.write_trajectory(task.id, saved)
     run.append(record)
     return record
 
@@ -239,7 +247,14 @@ def run_suite(
                     )
                 done, futures = wait(futures, return_when=FIRST_COMPLETED)
                 for future in done:
-                    errors += future.result().status == "error"
+                    try:
+                        errors += future.result().status == "error"
+                    except ModelFatalError as exc:
+                        _stopping.set()
+                        for pending_future in futures:
+                            pending_future.cancel()
+                        kill_all_sandboxes()
+                        raise UserError(f"the run stopped: {exc}") from None
                     progress.advance(bar)
         except KeyboardInterrupt:
             _stopping.set()

@@ -18,6 +18,7 @@ import builtins
 import contextlib
 import io
 import json
+import linecache
 import os
 import resource
 import signal
@@ -123,7 +124,13 @@ class Kernel:
             request = json.loads(line)
             started = time.perf_counter()
             _reap_untracked_zombies()  # children of the last step that exited after it ended
-            handler = {"python": self._python, "bash": self._bash, "sql": self._sql}.get(request.get("kind"))
+            handlers = {
+                "python": self._python,
+                "bash": self._bash,
+                "sql": self._sql,
+                "write_file": self._write_file,
+            }
+            handler = handlers.get(request.get("kind"))
             if handler is None:
                 result = {"error": _error("ValueError", f"unknown request kind {request.get('kind')!r}")}
             else:
@@ -154,6 +161,12 @@ class Kernel:
 
     def _python(self, request: dict[str, Any]) -> dict[str, Any]:
         code, timeout = request["code"], float(request.get("timeout", 60))
+        linecache.cache["<cell>"] = (
+            len(code),
+            None,
+            code.splitlines(keepends=True),
+            "<cell>",
+        )  # source in tracebacks
         try:
             body, last = _split_last_expression(code)
         except SyntaxError:
@@ -202,6 +215,15 @@ class Kernel:
                 "timed_out": True,
             }
         return {"exit_status": status}
+
+    def _write_file(self, request: dict[str, Any]) -> dict[str, Any]:
+        try:
+            target = Path(request["path"])
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(request["content"], encoding="utf-8")
+        except OSError as exc:
+            return {"error": _error(type(exc).__name__, str(exc))}
+        return {}
 
     def _sql(self, request: dict[str, Any]) -> dict[str, Any]:
         database, query, output = request["database"], request["query"], request.get("output")

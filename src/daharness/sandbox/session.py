@@ -111,12 +111,19 @@ class Sandbox:
     ) -> Observation:
         return self._step("sql", {"database": database, "query": query, "output": output}, timeout)
 
+    def write_file(self, path: str, content: str) -> Observation:
+        """Write a text file as the sandbox's user (relative paths land in the workspace)."""
+        return self._step("write_file", {"path": path, "content": content}, None)
+
     @property
     def time_left_s(self) -> float:
         return self._deadline - time.monotonic()
 
     def _step(
-        self, kind: Literal["python", "bash", "sql"], payload: dict[str, Any], timeout: float | None
+        self,
+        kind: Literal["python", "bash", "sql", "write_file"],
+        payload: dict[str, Any],
+        timeout: float | None,
     ) -> Observation:
         if self.time_left_s <= 0:
             return Observation.failure(
@@ -146,9 +153,21 @@ class Sandbox:
             duration_s=time.perf_counter() - started,
             files_changed=changed,
         )
-        if reply.get("processes", 0) >= self.limits.processes - _PROCESS_HEADROOM:
+        if self._process_limit_reached(reply, observation):
             self._restart_after_exhaustion(observation)
         return observation
+
+    def _process_limit_reached(self, reply: dict[str, Any], observation: Observation) -> bool:
+        if self.backend != "bwrap":
+            return False
+        if reply.get("processes", 0) >= self.limits.processes - _PROCESS_HEADROOM:
+            return True
+        # a fork that failed for want of process slots: the count may have dipped since, but the limit was hit
+        error = observation.error
+        trace = error.traceback.lower() if error else ""
+        return bool(
+            error and error.name == "BlockingIOError" and any(w in trace for w in ("fork", "popen", "spawn"))
+        )
 
     def _restart_after_exhaustion(self, observation: Observation) -> None:
         """The sandbox's processes fill its process limit (a fork bomb, typically): nothing can start

@@ -1,0 +1,128 @@
+"""The `react` agent: InfiAgent-DABench's ReAct loop with a Python sandbox tool.
+
+Thought / Action / Action Input / Observation, repeated until a `Final Answer:` (or the iteration
+limit, default 10). The model is stopped at `Observation:` so that it cannot invent tool output. By
+default the question's format requirement is part of the prompt; `dabench_compat` sends only question
+and constraints, as the official pipeline did, and relies on the reformat step (Table 25) to produce
+the `@name[value]` answers.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from daharness.agents.base import Submission, action_step, tally
+from daharness.agents.budget import Budget, SampleLimits
+from daharness.agents.llm import ModelAgent, StopSample, truncate
+from daharness.agents.react_format import (
+    EVALUATION_PROMPT,
+    FORMAT_REMINDER,
+    OBSERVATION_PROMPT,
+    REFORMAT_PROMPT,
+    TOOL_DESCRIPTION,
+    TOOL_NAME,
+    parse_react_reply,
+)
+from daharness.models import ModelClient
+from daharness.sandbox import Observation, Sandbox
+from daharness.tasks.model import Task
+
+OBSERVATION_LIMIT = 4000  # characters of tool output shown to the model
+
+
+class ReactAgent(ModelAgent):
+    name = "react"
+    default_max_steps = 10
+
+    def __init__(
+        self,
+        model: ModelClient,
+        limits: SampleLimits | None = None,
+        *,
+        dabench_compat: bool = False,
+        reformat_model: ModelClient | None = None,
+    ) -> None:
+        super().__init__(model, limits)
+        self.dabench_compat = dabench_compat
+        self.reformat_model = reformat_model
+
+    def describe(self) -> dict[str, Any]:
+        described = super().describe()
+        described["dabench_compat"] = self.dabench_compat
+        described["reformat_model"] = self.reformat_model.settings.model if self.reformat_model else None
+        return described
+
+    def instruction(self, task: Task, workdir: str) -> str:
+        files = [f"{workdir}/{item.path}" for item in task.files]
+        parts = [f"User uploaded the following files: {files}", task.instruction]
+        if task.constraints:
+            parts.append(task.constraints)
+        if task.answer_format.text and not self.dabench_compat:
+            parts.append(task.answer_format.text)
+        return "\n".join(parts)
+
+    def solve(self, task: Task, sandbox: Sandbox) -> Submission:
+        submission = Submission(answer=None, finished=False, stop_reason="max_steps")
+        budget = Budget(self.limits)
+        sandbox.bash("mkdir -p output")
+        prompt = EVALUATION_PROMPT.format(
+            tool_description=TOOL_DESCRIPTION,
+            tool_names=TOOL_NAME,
+            output_dir=f"{sandbox.workdir}/output/",
+            instruction=self.instruction(task, sandbox.workdir),
+        )
+        messages = [{"role": "user", "content": prompt}]
+        last_reply = ""
+        try:
+            while submission.steps < self.max_steps:
+                last_reply = self.ask(messages, budget, submission, stop=["Observation:"])
+                submission.steps += 1
+                parsed = parse_react_reply(last_reply)
+                messages.append({"role": "assistant", "content": last_reply})
+                if parsed.code is not None:
+                    observation = sandbox.python(parsed.code)
+                    tally(submission, observation)
+                    submission.trajectory.append(action_step("python", {"code": parsed.code}, observation))
+                    messages.append(
+                        {"role": "user", "content": OBSERVATION_PROMPT.format(output=_render(observation))}
+                    )
+                elif parsed.final_answer is not None:
+                    submission.answer, submission.finished, submission.stop_reason = (
+                        parsed.final_answer,
+                        True,
+                        "final_answer",
+                    )
+                    break
+                else:
+                    messages.append({"role": "user", "content": FORMAT_REMINDER.format(tool_names=TOOL_NAME)})
+        except StopSample as stop:
+            submission.stop_reason = stop.reason
+        if submission.answer is None:
+            submission.answer = last_reply  # what the model last said, so a reformat can still use it
+        if self.reformat_model is not None:
+            self._reformat(task, submission, budget)
+        return submission
+
+    def _reformat(self, task: Task, submission: Submission, budget: Budget) -> None:
+        request = f"Question: {task.instruction}\nResponse: {submission.answer}\n\n" + REFORMAT_PROMPT.format(
+            format=task.answer_format.text
+        )
+        reformatter = ModelAgent(
+            self.reformat_model
+        )  # its own model; counted in the sample's usage, never stopped
+        messages = [{"role": "user", "content": request}]
+        submission.answer = reformatter.ask(messages, budget, submission, check_limits=False)
+        submission.reformatted = True
+
+
+def _render(observation: Observation) -> str:
+    parts = []
+    if observation.stdout:
+        parts.append(f"STDOUT:\n{observation.stdout}")
+    if observation.stderr:
+        parts.append(f"STDERR:\n{observation.stderr}")
+    if observation.error:
+        parts.append(observation.error.traceback or f"{observation.error.name}: {observation.error.value}")
+    if not parts:
+        parts.append("STDOUT:\n(no output; use print() to see values)")
+    return truncate("\n".join(parts), OBSERVATION_LIMIT)

@@ -1,0 +1,283 @@
+"""Chat completions from any OpenAI-compatible endpoint, with our own retries, a per-model concurrency
+limit shared by the whole process, a response cache and token / cost accounting."""
+
+from __future__ import annotations
+
+import email.utils
+import hashlib
+import http
+import json
+import logging
+import os
+import random
+import threading
+import time
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, replace
+from typing import Any, Literal
+
+from daharness.errors import UserError
+from daharness.models.cache import ResponseCache
+from daharness.models.settings import ModelSettings
+
+# Module-level so that tests can shorten the waits; full jitter: a wait is uniform in [0, base * 2**n].
+BACKOFF_BASE_S = 0.5
+BACKOFF_CAP_S = 30.0
+
+log = logging.getLogger("daharness.models")
+
+CacheMode = Literal["on", "off", "refresh"]
+SAMPLING_KEYS = ("temperature", "top_p", "max_tokens", "stop", "seed")
+
+_HINTS = {
+    400: "the server refused the request; check the sampling parameters and the prompt size",
+    401: "check the key in ${env}",
+    403: "the key in ${env} has no access to this model",
+    404: "check the model name and the base URL",
+}
+
+_slots: dict[tuple[str | None, str], threading.BoundedSemaphore] = {}
+_slots_lock = threading.Lock()
+
+
+def _semaphore(settings: ModelSettings) -> threading.BoundedSemaphore:
+    """One semaphore per (base_url, model) for the whole process; the first client sizes it."""
+    key = (settings.base_url, settings.model)
+    with _slots_lock:
+        if key not in _slots:
+            _slots[key] = threading.BoundedSemaphore(settings.max_concurrency)
+        return _slots[key]
+
+
+@dataclass
+class Usage:
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float = 0.0
+    calls: int = 0
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(
+            self.prompt_tokens + other.prompt_tokens,
+            self.completion_tokens + other.completion_tokens,
+            self.cost_usd + other.cost_usd,
+            self.calls + other.calls,
+        )
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass
+class Completion:
+    text: str
+    usage: Usage  # of this call (calls=1); a cache hit keeps the token counts and costs nothing
+    cached: bool
+    latency_s: float  # the whole call: waiting for a slot, retries and backoff included
+    finish_reason: str | None
+    request_id: str  # the cache key
+
+
+class ModelError(Exception):
+    """The model could not answer this request."""
+
+
+class ModelFatalError(ModelError):
+    """A wrong key, model or URL: every further request would fail the same way, so the run stops."""
+
+
+class ModelUnavailableError(ModelError):
+    """Still 429 / 5xx / timeouts / dropped connections after every retry."""
+
+
+def request_key(request: Mapping[str, Any]) -> str:
+    """sha256 of the canonical JSON of the whole request."""
+    canonical = json.dumps(request, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+def retry_after_s(headers: Mapping[str, str]) -> float | None:
+    """The server's requested wait: `retry-after-ms` (OpenAI), `Retry-After` in seconds or as a date."""
+    millis = headers.get("retry-after-ms")
+    if millis is not None:
+        try:
+            return max(0.0, float(millis) / 1000)
+        except ValueError:
+            pass
+    value = headers.get("retry-after")
+    if value is None:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        return max(0.0, email.utils.parsedate_to_datetime(value).timestamp() - time.time())
+    except (TypeError, ValueError):
+        return None
+
+
+def backoff_s(retry: int, retry_after: float | None = None) -> float:
+    """Wait before retry number `retry` (0-based): the server's Retry-After, else full jitter; capped."""
+    if retry_after is not None:
+        return min(retry_after, BACKOFF_CAP_S)
+    return random.uniform(0.0, min(BACKOFF_CAP_S, BACKOFF_BASE_S * 2**retry))
+
+
+def _phrase(status: int) -> str:
+    try:
+        return f"{status} {http.HTTPStatus(status).phrase}"
+    except ValueError:
+        return str(status)
+
+
+def _server_message(exc: Any) -> str:
+    body = getattr(exc, "body", None)
+    if isinstance(body, dict) and "error" in body and isinstance(body["error"], dict):
+        body = body["error"]
+    message = body.get("message") if isinstance(body, dict) else None
+    text = str(message or body or "").strip()
+    return text[:300] + ("..." if len(text) > 300 else "")
+
+
+class ModelClient:
+    def __init__(
+        self, settings: ModelSettings, *, cache: ResponseCache | None = None, cache_mode: CacheMode = "on"
+    ) -> None:
+        if cache_mode not in ("on", "off", "refresh"):
+            raise ValueError(f"cache_mode must be on, off or refresh, not {cache_mode!r}")
+        self.settings = settings
+        self.cache = cache if cache_mode != "off" else None
+        self.cache_mode = cache_mode
+        self._usage = Usage()
+        self._usage_lock = threading.Lock()
+        self._slots = _semaphore(settings)
+        self._sdk = self._make_sdk()
+        self.url = settings.base_url or str(self._sdk.base_url).rstrip("/")
+
+    def _make_sdk(self) -> Any:
+        import openai  # here, not at module level: importing it costs half a second
+
+        settings = self.settings
+        # local servers need no key, but the SDK refuses to start without one
+        common: dict[str, Any] = {
+            "api_key": os.environ.get(settings.api_key_env) or "not-needed",
+            "timeout": settings.timeout_s,
+            "max_retries": 0,  # retrying is ours: logged, jittered, bounded by settings.max_retries
+        }
+        try:
+            if settings.api_version:
+                return openai.AzureOpenAI(
+                    azure_endpoint=settings.base_url, api_version=settings.api_version, **common
+                )
+            return openai.OpenAI(base_url=settings.base_url, **common)
+        except (openai.OpenAIError, ValueError) as exc:
+            raise UserError(f"model {settings.model!r}: {exc}") from None
+
+    @property
+    def usage(self) -> Usage:
+        with self._usage_lock:
+            return replace(self._usage)
+
+    @property
+    def where(self) -> str:
+        return f"model {self.settings.model!r} at {self.url}"
+
+    def sampling(self, stop: list[str] | None = None, max_tokens: int | None = None) -> dict[str, Any]:
+        """The sampling parameters to send: call arguments over settings, unset ones left out."""
+        values = {key: getattr(self.settings, key) for key in SAMPLING_KEYS}
+        if stop is not None:
+            values["stop"] = stop
+        if max_tokens is not None:
+            values["max_tokens"] = max_tokens
+        return {key: value for key, value in values.items() if value is not None and value != []}
+
+    def complete(
+        self, messages: list[dict[str, str]], *, stop: list[str] | None = None, max_tokens: int | None = None
+    ) -> Completion:
+        started = time.monotonic()
+        params = self.sampling(stop, max_tokens)
+        key = request_key(
+            {"base_url": self.settings.base_url, "model": self.settings.model, "messages": messages, **params}
+        )
+        if self.cache is not None and self.cache_mode == "on":
+            hit = self.cache.get(key)
+            if hit is not None and isinstance(hit.get("text"), str):
+                usage = Usage(
+                    int(hit.get("prompt_tokens") or 0), int(hit.get("completion_tokens") or 0), 0.0, 1
+                )
+                elapsed = time.monotonic() - started
+                return self._count(
+                    Completion(hit["text"], usage, True, elapsed, hit.get("finish_reason"), key)
+                )
+        response = self._create(messages, params)
+        choices = getattr(response, "choices", None) or []
+        message = getattr(choices[0], "message", None) if choices else None
+        text = getattr(message, "content", None) or ""
+        finish_reason = getattr(choices[0], "finish_reason", None) if choices else None
+        reported = getattr(response, "usage", None)  # some servers send none: count 0 tokens
+        prompt_tokens = int(getattr(reported, "prompt_tokens", None) or 0)
+        completion_tokens = int(getattr(reported, "completion_tokens", None) or 0)
+        cost = (
+            prompt_tokens * self.settings.input_price_per_mtok
+            + completion_tokens * self.settings.output_price_per_mtok
+        ) / 1e6
+        if self.cache is not None:
+            self.cache.put(
+                key,
+                {
+                    "text": text,
+                    "finish_reason": finish_reason,
+                    "prompt_tokens": prompt_tokens,
+                    "completion_tokens": completion_tokens,
+                    "model": self.settings.model,
+                },
+            )
+        usage = Usage(prompt_tokens, completion_tokens, cost, 1)
+        return self._count(Completion(text, usage, False, time.monotonic() - started, finish_reason, key))
+
+    def _count(self, completion: Completion) -> Completion:
+        with self._usage_lock:
+            self._usage = self._usage + completion.usage
+        return completion
+
+    def _create(self, messages: list[dict[str, str]], params: dict[str, Any]) -> Any:
+        """One chat completion, retried on 429, 5xx, timeouts and dropped connections."""
+        import openai
+
+        retries = self.settings.max_retries
+        for attempt in range(retries + 1):
+            retry_after = None
+            try:
+                with self._slots:  # held for the request only: a backoff wait frees the slot
+                    return self._sdk.chat.completions.create(
+                        model=self.settings.model, messages=messages, **params
+                    )
+            except openai.APIStatusError as exc:
+                status = exc.status_code
+                if status in _HINTS:
+                    raise ModelFatalError(self._fatal_message(status, exc)) from None
+                if status not in (408, 429) and status < 500:
+                    raise ModelError(f"{self.where}: {_phrase(status)}: {_server_message(exc)}") from None
+                reason = _phrase(status)
+                retry_after = retry_after_s(exc.response.headers)
+            except openai.APITimeoutError:
+                reason = f"no reply within {self.settings.timeout_s:g} s"
+            except openai.APIConnectionError as exc:
+                reason = f"connection failed ({exc.__cause__ or exc})"
+            except openai.OpenAIError as exc:  # e.g. a reply that is not a chat completion
+                raise ModelError(f"{self.where}: {exc}") from None
+            if attempt == retries:
+                break
+            wait = backoff_s(attempt, retry_after)
+            log.warning("%s: %s; retry %d/%d in %.2f s", self.where, reason, attempt + 1, retries, wait)
+            time.sleep(wait)
+        raise ModelUnavailableError(f"{self.where}: {reason}, still after {retries} retries")
+
+    def _fatal_message(self, status: int, exc: Any) -> str:
+        env = self.settings.api_key_env
+        hint = _HINTS[status].replace("${env}", f"${env}")
+        if status == 401 and not os.environ.get(env):
+            hint += " (it is not set)"
+        detail = _server_message(exc)
+        return f"{self.where}: {_phrase(status)} - {hint}" + (f" (server: {detail})" if detail else "")
