@@ -58,6 +58,7 @@ def _cut_at_stop(text: str, stop: Any) -> str:
 
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"  # keep-alive, as real servers
+    disable_nagle_algorithm = True  # headers and body go out in two writes; no 40 ms delayed-ACK stall
     server: _Server
 
     def log_message(self, format: str, *args: Any) -> None:
