@@ -18,7 +18,7 @@ REPORT_HTML = "report.html"
 
 def build_report(run: RunDir) -> dict[str, Any]:
     config = run.config()
-    records = list(run.latest_records().values())
+    records = sorted(run.latest_records().values(), key=_natural_id)
     scored = [r for r in records if r.status == "scored" and r.score is not None]
     counted = [r for r in scored if not r.score.excluded]  # type: ignore[union-attr]
     errors = [r for r in records if r.status == "error"]
@@ -52,6 +52,11 @@ def build_report(run: RunDir) -> dict[str, Any]:
         "wall_time_s": _wall_time(records),
         "samples": [_sample_row(r) for r in records],
     }
+
+
+def _natural_id(record: SampleRecord) -> tuple[int, int | str]:
+    """Numeric ids in numeric order, then the others alphabetically."""
+    return (0, int(record.id)) if record.id.isdigit() else (1, record.id)
 
 
 def _wall_time(records: list[SampleRecord]) -> dict[str, float]:
