@@ -68,7 +68,7 @@ def test_run_directory_layout_and_report(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     config = json.loads((out / "run.json").read_text())
     assert config["agent"] == {"name": "reference"}
-    assert config["scoring"] == {"closed_form_mode": "normalized"}
+    assert config["scoring"] == {"closed_form_mode": "normalized", "workspace_mode": "corrected"}
     assert config["packages"]["pandas"]
     records = {r["id"]: r for r in _records(out)}
     assert set(records) == {"1", "2", "3", "4", "5"}

@@ -63,6 +63,10 @@ def run(
     ids: Annotated[str | None, typer.Option(help="Comma-separated task ids to run.")] = None,
     concurrency: Annotated[int, typer.Option("--concurrency", "-j", help="Samples run at once.")] = 1,
     mode: ModeOption = "normalized",
+    workspace_mode: Annotated[
+        str,
+        typer.Option(help="Workspace (DA-Code) scoring: 'corrected' (default) or 'compat' (official rules)."),
+    ] = "corrected",
     labels: LabelsOption = None,
     tables: TablesOption = None,
     sandbox: Annotated[
@@ -147,6 +151,8 @@ def run(
     from daharness.suites import load_suite
 
     _check_mode(mode)
+    if workspace_mode not in ("corrected", "compat"):
+        raise UserError(f"--workspace-mode: {workspace_mode!r} is not one of corrected, compat")
     if sandbox not in BACKENDS:
         raise UserError(f"--sandbox: unknown backend {sandbox!r}; choose one of {', '.join(BACKENDS)}")
     if sandbox == "unsafe-local":
@@ -172,7 +178,7 @@ def run(
     id_list = [i.strip() for i in ids.split(",") if i.strip()] if ids else None
     try:
         outcome = run_suite(
-            loaded, chosen_agent, out_dir, closed_form_mode=mode, ids=id_list, limit=limit,
+            loaded, chosen_agent, out_dir, closed_form_mode=mode, workspace_mode=workspace_mode, ids=id_list, limit=limit,
             concurrency=concurrency, sandbox=SandboxSettings(sandbox, limits), console=err,  # type: ignore[arg-type]
         )  # fmt: skip
     except KeyboardInterrupt:

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from daharness.report.agent_metrics import agent_figures
+from daharness.report.category_metrics import category_figures
 from daharness.report.dabench_metrics import dabench_figures, question_result
 from daharness.runs.records import SampleRecord
 from daharness.runs.rundir import RunDir
@@ -48,6 +49,7 @@ def build_report(run: RunDir) -> dict[str, Any]:
         "mean_score": round(sum(r.score.value for r in counted) / len(counted), 4) if counted else None,  # type: ignore[union-attr]
         "dabench": dabench_figures(results),
         "agent": agent_figures(records),
+        "categories": category_figures(records),
         "errors": [{"id": r.id, "attempt": r.attempt, "error": r.error} for r in errors],
         "wall_time_s": _wall_time(records),
         "samples": [_sample_row(r) for r in records],

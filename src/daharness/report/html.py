@@ -29,7 +29,9 @@ details summary{cursor:pointer;color:#1565c0}
 """
 
 
-def _svg_bars(values: dict[str, float], title: str, horizontal: bool) -> str:
+def _svg_bars(
+    values: dict[str, float], title: str, horizontal: bool, measure: str = "accuracy by question"
+) -> str:
     if not values:
         return "<p>No data.</p>"
     labels = list(values)
@@ -41,12 +43,12 @@ def _svg_bars(values: dict[str, float], title: str, horizontal: bool) -> str:
         axes.invert_yaxis()
         axes.set_xlim(0, 118)  # room for the value labels
         axes.set_xticks(range(0, 101, 20))
-        axes.set_xlabel("accuracy by question (%)")
+        axes.set_xlabel(f"{measure} (%)")
     else:
         bars = axes.bar(labels, heights, color=colors)
         axes.set_ylim(0, 112)
         axes.set_yticks(range(0, 101, 20))
-        axes.set_ylabel("accuracy by question (%)")
+        axes.set_ylabel(f"{measure} (%)")
     axes.bar_label(bars, fmt="%.1f", padding=2, fontsize=8)
     axes.set_title(title, loc="left", fontsize=11)
     axes.spines[["top", "right"]].set_visible(False)
@@ -108,7 +110,7 @@ def render_html(report: dict[str, Any]) -> str:
     mode = run["scoring"].get("closed_form_mode", "")
     cards = "".join(
         [
-            *(_card(name, _pct(value)) for name, value in main.items()),
+            *(_card(name, _pct(value)) for name, value in main.items() if not report.get("categories")),
             _card("samples", str(counts["samples"])),
             _card("right / wrong", f"{counts['correct']} / {counts['wrong']}"),
             _card("errors (infrastructure)", str(counts["errors"])),
@@ -132,10 +134,18 @@ def render_html(report: dict[str, Any]) -> str:
                 _card("reformat step", "used" if agent["reformat_used"] else "not used"),
             ]
         )
-    charts = (
-        f"<figure>{_svg_bars(figures['concept_accuracy_analysis'], 'Accuracy by concept', True)}</figure>"
-        f"<figure>{_svg_bars(figures['by_level'], 'Accuracy by level', False)}</figure>"
-    )
+    categories = report.get("categories")
+    if categories:
+        cards = _card("mean score", _pct(categories["score"])) + cards
+        charts = (
+            f"<figure>{_svg_bars(categories['by_subcategory'], 'Score by category / sub-category', True, 'score')}</figure>"
+            f"<figure>{_svg_bars(categories['by_level'], 'Score by difficulty', False, 'score')}</figure>"
+        )
+    else:
+        charts = (
+            f"<figure>{_svg_bars(figures['concept_accuracy_analysis'], 'Accuracy by concept', True)}</figure>"
+            f"<figure>{_svg_bars(figures['by_level'], 'Accuracy by level', False)}</figure>"
+        )
     errors = "".join(
         f"<li><code>{escape(e['id'])}</code> (attempt {e['attempt']}): {escape(e['error'] or '')}</li>"
         for e in report["errors"]

@@ -42,10 +42,31 @@ def print_figures(console: Console, figures: dict[str, Any], title: str) -> None
     console.print(breakdown)
 
 
+def print_categories(console: Console, figures: dict[str, Any], title: str) -> None:
+    """DA-Code style: mean score overall, by category, sub-category and difficulty."""
+    table = Table(title=title, title_justify="left")
+    table.add_column("breakdown")
+    table.add_column("group")
+    table.add_column("score", justify="right")
+    table.add_row("all", "", _pct(figures["score"]))
+    for label, key in (
+        ("category", "by_category"),
+        ("sub-category", "by_subcategory"),
+        ("difficulty", "by_level"),
+    ):
+        for group, value in figures[key].items():
+            table.add_row(label, group, _pct(value))
+    console.print(table)
+
+
 def print_report(console: Console, report: dict[str, Any]) -> None:
     run, counts = report["run"], report["counts"]
-    mode = run["scoring"].get("closed_form_mode", "")
-    print_figures(console, report["dabench"], f"{run['suite']} · {run['agent']} · {mode}")
+    if report.get("categories"):
+        mode = run["scoring"].get("workspace_mode", "")
+        print_categories(console, report["categories"], f"{run['suite']} · {run['agent']} · {mode}")
+    else:
+        mode = run["scoring"].get("closed_form_mode", "")
+        print_figures(console, report["dabench"], f"{run['suite']} · {run['agent']} · {mode}")
     console.print(
         f"samples {counts['samples']}: {counts['correct']} right, {counts['wrong']} wrong, "
         f"{counts['excluded']} excluded, [{'red' if counts['errors'] else 'green'}]{counts['errors']} errors[/]"

@@ -21,6 +21,8 @@ class SampleRecord(BaseModel):
     error: str | None = Field(default=None, description="What failed in the harness, for status 'error'.")
     concepts: list[str] = Field(default_factory=list)
     level: str | None = None
+    category: str | None = None
+    subcategory: str | None = None
     source_id: int | str | None = None
     artifacts: list[str] = Field(default_factory=list)
     agent_metrics: dict[str, Any] = Field(

@@ -102,7 +102,7 @@ def select_tasks(tasks: Sequence[Task], *, ids: Sequence[str] | None, limit: int
     return selected
 
 
-def run_config(suite: Suite, agent: Agent, closed_form_mode: str, extra: dict[str, Any]) -> dict[str, Any]:
+def run_config(suite: Suite, agent: Agent, scoring: dict[str, str], extra: dict[str, Any]) -> dict[str, Any]:
     versions = {}
     for package in _REPORTED_PACKAGES:
         try:
@@ -114,7 +114,7 @@ def run_config(suite: Suite, agent: Agent, closed_form_mode: str, extra: dict[st
         "created_at": datetime.now(UTC).isoformat(timespec="seconds"),
         "suite": suite.describe(),
         "agent": agent.describe(),
-        "scoring": {"closed_form_mode": closed_form_mode},
+        "scoring": scoring,
         "python": sys.version.split()[0],
         "platform": platform.platform(),
         "packages": versions,
@@ -130,7 +130,14 @@ class SandboxSettings:
 
 
 def run_sample(
-    task: Task, agent: Agent, run: RunDir, *, closed_form_mode: str, attempt: int, sandbox: SandboxSettings
+    task: Task,
+    agent: Agent,
+    run: RunDir,
+    *,
+    closed_form_mode: str,
+    attempt: int,
+    sandbox: SandboxSettings,
+    workspace_mode: str = "corrected",
 ) -> SampleRecord:
     """Run one sample end to end and append its record (the record is the commit point)."""
     started_at = datetime.now(UTC).isoformat(timespec="milliseconds")
@@ -141,6 +148,8 @@ def run_sample(
         "attempt": attempt,
         "concepts": task.metadata.concepts,
         "level": task.metadata.level,
+        "category": task.metadata.category,
+        "subcategory": task.metadata.subcategory,
         "source_id": task.metadata.source_id,
         "started_at": started_at,
     }
@@ -158,7 +167,13 @@ def run_sample(
             "stop_reason": submission.stop_reason,
         }
         artifacts = workspace.copy_changed_to(run.artifacts_dir(task.id))
-        score = score_submission(task, submission, closed_form_mode=closed_form_mode)
+        score = score_submission(
+            task,
+            submission,
+            closed_form_mode=closed_form_mode,
+            workspace_mode=workspace_mode,
+            workspace=workspace.root,
+        )
         record = SampleRecord(
             status="scored", score=score, answer=submission.answer, artifacts=artifacts,
             agent_metrics=submission.metrics(), duration_s=round(time.perf_counter() - clock, 4), **common,
@@ -190,6 +205,7 @@ def run_suite(
     out: Path | None,
     *,
     closed_form_mode: str = "normalized",
+    workspace_mode: str = "corrected",
     ids: Sequence[str] | None = None,
     limit: int | None = None,
     concurrency: int = 1,
@@ -206,7 +222,9 @@ def run_suite(
         "concurrency": concurrency,
         "sandbox": {"backend": sandbox.backend, "limits": asdict(sandbox.limits)},
     }
-    config = run_config(suite, agent, closed_form_mode, extra)
+    config = run_config(
+        suite, agent, {"closed_form_mode": closed_form_mode, "workspace_mode": workspace_mode}, extra
+    )
     if out is None:
         out = unfinished_run_dir(config, {task.id for task in selected}) or default_run_dir(
             suite.name, agent.name
@@ -243,6 +261,7 @@ def run_suite(
                             closed_form_mode=closed_form_mode,
                             attempt=attempt,
                             sandbox=sandbox,
+                            workspace_mode=workspace_mode,
                         )
                     )
                 done, futures = wait(futures, return_when=FIRST_COMPLETED)

@@ -21,6 +21,7 @@ from typing import Any
 from daharness.errors import UserError
 from daharness.tasks.dabench import load_dabench
 from daharness.tasks.model import Task
+from daharness.tasks.workspace_suite import load_workspace_suite
 
 BUILTIN_ROOT = Path(__file__).resolve().parent
 DABENCH_PREFIX = "dabench:"
@@ -63,6 +64,9 @@ def load_suite(spec: str, *, labels: Path | None = None, tables: Path | None = N
 
 def _load_builtin(folder: Path) -> Suite:
     manifest = json.loads((folder / "suite.json").read_text())
+    if manifest.get("format") == "workspace":
+        tasks = load_workspace_suite(folder, suite=manifest["name"])
+        return Suite(manifest["name"], tasks, manifest.get("description", ""), {"builtin": manifest["name"]})
     if manifest.get("format") != "dabench":
         raise UserError(f"{folder / 'suite.json'}: field 'format': unsupported {manifest.get('format')!r}")
     tasks = load_dabench(

@@ -1,0 +1,34 @@
+"""Score by category, sub-category and difficulty, as DA-Code reports it (Table 3 and Figure 3).
+
+A sample's score is its 0..1 value (partial credit counts); samples that ended in an infrastructure
+error are left out and counted apart, as everywhere in the report.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from daharness.runs.records import SampleRecord
+
+
+def _mean_by(pairs: Iterable[tuple[str, float]]) -> dict[str, float]:
+    groups: dict[str, list[float]] = defaultdict(list)
+    for key, value in pairs:
+        groups[key].append(value)
+    return {key: round(sum(values) / len(values), 4) for key, values in sorted(groups.items())}
+
+
+def category_figures(records: Sequence[SampleRecord]) -> dict[str, Any] | None:
+    """None when no sample has a category (e.g. closed-form suites)."""
+    scored = [r for r in records if r.status == "scored" and r.score is not None and not r.score.excluded]
+    if not any(r.category for r in scored):
+        return None
+    values = [(r, r.score.value) for r in scored]  # type: ignore[union-attr]
+    return {
+        "score": round(sum(v for _, v in values) / len(values), 4) if values else None,
+        "by_category": _mean_by((r.category or "unknown", v) for r, v in values),
+        "by_subcategory": _mean_by((f"{r.category or '?'} / {r.subcategory or '?'}", v) for r, v in values),
+        "by_level": _mean_by((r.level or "unknown", v) for r, v in values),
+    }

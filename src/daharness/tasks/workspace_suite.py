@@ -1,0 +1,103 @@
+"""Loader of built-in workspace suites (DA-Code family): one folder per task, see docs/workspace-suites.md."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from daharness.errors import UserError, located
+from daharness.tasks.model import (
+    AnswerFormat,
+    Conjunction,
+    Family,
+    Gold,
+    GoldFile,
+    ReferenceSolution,
+    ScorerSpec,
+    Task,
+    TaskMetadata,
+    WorkspaceFile,
+)
+
+WORKSPACE_SCORERS = ("table", "database", "text", "ml", "chart")
+_KNOWN_FIELDS = {
+    "id", "instruction", "category", "subcategory", "level", "outputs", "scorers", "conjunction",
+    "answer", "threshold", "source", "tags",
+}  # fmt: skip
+
+
+def load_workspace_suite(folder: Path, *, suite: str) -> list[Task]:
+    tasks_dir = folder / "tasks"
+    if not tasks_dir.is_dir():
+        raise UserError(f"{tasks_dir}: tasks folder not found")
+    tasks = [_load_task(task_dir, suite) for task_dir in sorted(tasks_dir.iterdir()) if task_dir.is_dir()]
+    if not tasks:
+        raise UserError(f"{tasks_dir}: no tasks")
+    return tasks
+
+
+def _files(folder: Path) -> list[Path]:
+    return sorted(p for p in folder.rglob("*") if p.is_file()) if folder.is_dir() else []
+
+
+def _load_task(task_dir: Path, suite: str) -> Task:
+    path = task_dir / "task.json"
+    try:
+        raw: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise UserError(f"{path}: missing") from None
+    except json.JSONDecodeError as exc:
+        raise located(path, f"not valid JSON ({exc.msg})", exc.lineno) from None
+    for field in ("instruction", "scorers"):
+        if field not in raw:
+            raise UserError(f"{path}: missing field {field!r}")
+    warnings = [
+        f"task {task_dir.name}: unknown field {name!r} ignored" for name in raw if name not in _KNOWN_FIELDS
+    ]
+    scorers = []
+    for index, spec in enumerate(raw["scorers"]):
+        if not isinstance(spec, dict) or spec.get("name") not in WORKSPACE_SCORERS:
+            raise UserError(f"{path}: scorers[{index}]: name must be one of {', '.join(WORKSPACE_SCORERS)}")
+        scorers.append(ScorerSpec(name=spec["name"], options=dict(spec.get("options") or {})))
+    try:
+        conjunction = Conjunction(raw.get("conjunction", "avg"))
+    except ValueError:
+        raise UserError(f"{path}: field 'conjunction' must be one of avg, and, or, max, min") from None
+    source, gold = task_dir / "source", task_dir / "gold"
+    reference = None
+    if (task_dir / "solution.py").is_file():
+        reference = ReferenceSolution(
+            language="python", code=(task_dir / "solution.py").read_text(encoding="utf-8")
+        )
+    elif (task_dir / "solution.sh").is_file():
+        reference = ReferenceSolution(
+            language="bash", code=(task_dir / "solution.sh").read_text(encoding="utf-8")
+        )
+    outputs = list(raw.get("outputs", []))
+    return Task(
+        id=str(raw.get("id", task_dir.name)),
+        suite=suite,
+        family=Family.workspace,
+        instructions=[raw["instruction"]],
+        files=[
+            WorkspaceFile(path=p.relative_to(source).as_posix(), source=p.resolve()) for p in _files(source)
+        ],
+        gold=Gold(
+            files=[GoldFile(name=p.relative_to(gold).as_posix(), source=p.resolve()) for p in _files(gold)],
+            data={"outputs": outputs, "threshold": raw.get("threshold")},
+        ),
+        answer_format=AnswerFormat(kind="files" if outputs else "text", text=str(raw.get("answer", ""))),
+        scorers=scorers,
+        conjunction=conjunction,
+        metadata=TaskMetadata(
+            category=raw.get("category"),
+            subcategory=raw.get("subcategory"),
+            level=raw.get("level"),
+            tags=list(raw.get("tags", [])),
+            source=raw.get("source"),
+            source_id=raw.get("id", task_dir.name),
+        ),
+        reference=reference,
+        warnings=warnings,
+    )
