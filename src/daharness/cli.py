@@ -231,6 +231,46 @@ def report(run_dir: Annotated[Path, typer.Argument(help="A run directory.")]) ->
 
 
 @app.command()
+def validate(
+    suite: SuiteOption = "workspace",
+    workspace_mode: Annotated[str, typer.Option(help="'corrected' (default) or 'compat'.")] = "corrected",
+    ids: Annotated[str | None, typer.Option(help="Comma-separated task ids to check.")] = None,
+    concurrency: Annotated[int, typer.Option("--concurrency", "-j", help="Tasks checked at once.")] = 2,
+) -> None:
+    """Check every task: its reference solution scores 1 and damaged outputs score below (exit 1 if not)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from rich.table import Table
+
+    from daharness.runs.runner import select_tasks
+    from daharness.sandbox import check_backend
+    from daharness.suites import load_suite
+    from daharness.validate import validate_task
+
+    check_backend("bwrap")
+    loaded = load_suite(suite)
+    tasks = select_tasks(loaded.tasks, ids=[i.strip() for i in ids.split(",")] if ids else None, limit=None)
+    with ThreadPoolExecutor(max_workers=max(concurrency, 1)) as pool:
+        results = list(pool.map(lambda task: validate_task(task, workspace_mode=workspace_mode), tasks))
+    table = Table(title=f"{loaded.name}: validation ({workspace_mode})", title_justify="left")
+    for column in ("task", "reference", "mutations scored below", "problems"):
+        table.add_column(column)
+    for result in results:
+        below = sum(value < (result.reference_score or 0) for value in result.mutations.values())
+        reference = "—" if result.reference_score is None else f"{result.reference_score:.3f}"
+        verdict = "[green]ok[/]" if result.ok else "[red]" + "; ".join(result.problems) + "[/]"
+        table.add_row(result.task_id, reference, f"{below}/{len(result.mutations)}", verdict)
+    out.print(table)
+    failed = [r.task_id for r in results if not r.ok]
+    out.print(
+        f"{len(results) - len(failed)} of {len(results)} tasks pass"
+        + (f"; failing: {', '.join(failed)}" if failed else "")
+    )
+    if failed:
+        raise typer.Exit(1)
+
+
+@app.command()
 def schema() -> None:
     """Print the JSON schema of the Task model."""
     import json

@@ -1,0 +1,284 @@
+"""DA-Code database scoring: a SQLite or DuckDB file the agent filled, table by table against a gold one.
+
+Each gold table (every table of the gold database, or the ``tables`` asked for) is read from both files
+and compared with the table rule of :mod:`daharness.scoring.table` (columns matched by content, names
+and order ignored). The file type comes from the extension: ``.duckdb`` / ``.ddb`` is DuckDB, anything
+else SQLite. Both files are opened read-only; nothing is written next to them.
+
+Two modes:
+
+* ``compat`` reproduces the official ``compare_sqlite`` (``da_agent/evaluators/metrics/table.py``):
+
+  - The tables are every ``type='table'`` entry of the gold ``sqlite_master``, internal ones such as
+    ``sqlite_sequence`` included, in creation order. Names are put into ``SELECT * FROM <name>``
+    unquoted, so a name that needs quoting fails (and the task scores 0).
+  - Every table goes through a CSV round trip (``read_sql_query`` -> ``to_csv`` -> ``read_csv``) and is
+    compared with the compat table rule: the per-table ``score_rule`` is ``compare_csv``'s default
+    (``divide``), ignore_order defaults to False, tolerance 1e-3, and the database's score is the
+    **minimum** over tables.
+  - **Defect: tables paired by position.** When a gold table cannot be read from the predicted database
+    (a missing table), the official code compares *all* the predicted database's tables with the gold
+    tables by position, and scores 0 only if their numbers differ. A table under the wrong name, or
+    the right data in a table with another name, can therefore still score 1.
+  - The whole comparison runs under the same 10 s limit as a table (default ``timeout_s``).
+  - A missing or corrupt predicted file scores 0 (officially, ``sqlite3.connect`` even creates an empty
+    file first); any error on the gold side scores 0. The official code has no DuckDB support; compat
+    reads DuckDB files the same way (tables in name order).
+
+* ``corrected`` (default): user tables only (no ``sqlite_*`` internals), names quoted, values read as
+  the database returns them (no CSV round trip); a gold table is looked up by name (case-insensitively,
+  views included) and scores 0 for that table when it is missing. Each table is compared with the
+  corrected table rule; the database scores the mean over tables for ``divide`` and 1 only if every
+  table scores 1 for ``all``. No time limit by default. Errors on the gold side raise ``ValueError``.
+"""
+
+from __future__ import annotations
+
+import io
+import sqlite3
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Literal
+
+import duckdb
+import pandas as pd
+
+from daharness.scoring.base import Score
+from daharness.scoring.table import (
+    ComparisonTimeout,
+    Deadline,
+    GoldTableError,
+    Mode,
+    ScoreRule,
+    TableOptions,
+    compare_frames,
+    read_csv,
+)
+
+Engine = Literal["sqlite", "duckdb"]
+DUCKDB_SUFFIXES = frozenset({".duckdb", ".ddb"})
+
+# pandas wraps the driver's error when read_sql_query fails
+_DatabaseError = (sqlite3.Error, duckdb.Error, pd.errors.DatabaseError)
+
+
+def engine_of(path: Path) -> Engine:
+    """The database engine of a file, by its extension."""
+    return "duckdb" if path.suffix.lower() in DUCKDB_SUFFIXES else "sqlite"
+
+
+class _Database:
+    """A read-only connection to one SQLite or DuckDB file."""
+
+    def __init__(self, path: Path, connection: Any, engine: Engine) -> None:
+        self.path, self.connection, self.engine = path, connection, engine
+
+    def table_names(self, *, internal: bool, views: bool) -> list[str]:
+        if self.engine == "sqlite":
+            kinds = "('table', 'view')" if views else "('table')"
+            rows = self.connection.execute(
+                f"SELECT name FROM sqlite_master WHERE type IN {kinds} ORDER BY rowid"
+            ).fetchall()
+            return [name for (name,) in rows if internal or not name.startswith("sqlite_")]
+        kinds = "('BASE TABLE', 'VIEW')" if views else "('BASE TABLE')"
+        rows = self.connection.execute(
+            "SELECT table_name FROM information_schema.tables WHERE table_catalog = current_database() "
+            f"AND table_schema = current_schema() AND table_type IN {kinds} ORDER BY table_name"
+        ).fetchall()
+        return [name for (name,) in rows]
+
+    def read(self, table: str, *, compat: bool) -> pd.DataFrame:
+        if compat:
+            # Official: the name unquoted, pandas' reading, then a CSV round trip re-infers every type.
+            sql = f"SELECT * FROM {table}"
+            if self.engine == "sqlite":
+                frame = pd.read_sql_query(sql, self.connection)
+            else:
+                frame = self.connection.execute(sql).df()
+            return read_csv(io.StringIO(frame.to_csv(index=False)))
+        cursor = self.connection.execute(f"SELECT * FROM {_quote(table)}")
+        columns = [entry[0] for entry in cursor.description]
+        return pd.DataFrame.from_records(cursor.fetchall(), columns=columns)
+
+
+def _quote(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+@contextmanager
+def _open(path: Path) -> Iterator[_Database]:
+    """Open read-only (a missing SQLite file is never created); raises the driver's error if it is no DB."""
+    engine = engine_of(path)
+    if engine == "duckdb":
+        connection: Any = duckdb.connect(str(path), read_only=True)
+    else:
+        connection = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+    try:
+        database = _Database(path, connection, engine)
+        database.table_names(internal=True, views=False)  # SQLite only notices a non-database here
+        yield database
+    finally:
+        connection.close()
+
+
+def score_database(
+    predicted: Path,
+    gold: Path,
+    *,
+    mode: Mode = "corrected",
+    tables: Sequence[str] | None = None,
+    ignore_order: bool | None = None,
+    score_rule: ScoreRule | None = None,
+    tolerance: float | None = None,
+    timeout_s: float | None = None,
+) -> Score:
+    """Score the agent's database against the gold database, table by table (DA-Code ``compare_sqlite``).
+
+    Args:
+        predicted: the SQLite/DuckDB file the agent filled. Missing or not a database: 0 with the reason,
+            never an exception.
+        gold: the gold database, of either type (each file's type comes from its own extension).
+        mode: ``corrected`` (default) or ``compat``; see the module docstring.
+        tables: the gold tables to compare; ``None`` or empty means every table of the gold database.
+        ignore_order: compare each table regardless of row order; ``None`` means the mode's default
+            (corrected True, since a table's rows have no order; compat False, the official default).
+        score_rule: per table, ``all`` (every gold column found) or ``divide`` (the fraction found). The
+            database then scores: corrected, 1 only if every table scores 1 (``all``) or the mean over
+            tables (``divide``); compat, the minimum over tables. ``None`` means the mode's default
+            (corrected ``all``, compat ``divide``).
+        tolerance: absolute tolerance for numbers; ``None`` means compat 1e-3, corrected 1e-2.
+        timeout_s: limit for the whole comparison, past which the score is 0; ``None`` means compat 10 s,
+            corrected no limit; ``math.inf`` means no limit.
+
+    A gold database that cannot be read, or a requested table it lacks, scores 0 in compat (as
+    officially) and raises ``ValueError`` in corrected. ``details`` list every table with its score, the
+    predicted table compared with it, its ``found`` and ``missed`` gold columns, or ``missing``.
+    """
+    if ignore_order is None:
+        ignore_order = mode != "compat"
+    options = TableOptions.resolve(
+        mode,
+        condition_cols=None,
+        ignore_order=ignore_order,
+        score_rule=score_rule,
+        tolerance=tolerance,
+        timeout_s=timeout_s,
+    )
+    predicted, gold = Path(predicted), Path(gold)
+    details: dict[str, Any] = {**options.summary(), "predicted": str(predicted), "timed_out": False}
+    details.pop("condition_cols")
+    if not predicted.is_file():
+        return Score(value=0.0, explanation=f"no predicted database {predicted.name}", details=details)
+    deadline = Deadline(options.timeout_s)
+    compare = _compare_official if mode == "compat" else _compare_corrected
+    try:
+        value, explanation, per_table = compare(predicted, gold, list(tables or ()), options, deadline)
+    except _PredictedUnreadable as exc:
+        return Score(value=0.0, explanation=f"cannot read {predicted.name}: {exc}", details=details)
+    except ComparisonTimeout:
+        details["timed_out"] = True
+        limit = f"{options.timeout_s:g} s" + (" (the official evaluator's limit)" if mode == "compat" else "")
+        return Score(value=0.0, explanation=f"comparison exceeded {limit}", details=details)
+    except GoldTableError as exc:
+        if mode != "compat":
+            raise
+        details["error"] = str(exc)
+        return Score(value=0.0, explanation=f"{exc} (the official evaluator scores 0)", details=details)
+    details["tables"] = per_table
+    return Score(value=min(1.0, max(0.0, value)), explanation=explanation, details=details)
+
+
+class _PredictedUnreadable(Exception):
+    """The predicted file is not a database this engine can open, or its tables cannot be read."""
+
+
+def _gold_frames(
+    gold: Path, tables: list[str], *, compat: bool, deadline: Deadline
+) -> dict[str, pd.DataFrame]:
+    if not gold.is_file():
+        raise GoldTableError(f"no gold database {gold}")
+    try:
+        with _open(gold) as database:
+            names = tables or database.table_names(internal=compat, views=False)
+            if not names:
+                raise GoldTableError(f"the gold database {gold.name} has no tables")
+            frames = {}
+            for name in names:
+                deadline.check()
+                frames[name] = database.read(name, compat=compat)
+            return frames
+    except (*_DatabaseError, ValueError) as exc:
+        if isinstance(exc, GoldTableError):
+            raise
+        raise GoldTableError(f"cannot read gold database {gold.name}: {exc}") from exc
+
+
+def _compare_official(
+    predicted: Path, gold: Path, tables: list[str], options: TableOptions, deadline: Deadline
+) -> tuple[float, str, list[dict[str, Any]]]:
+    gold_frames = _gold_frames(gold, tables, compat=True, deadline=deadline)
+    try:
+        with _open(predicted) as database:
+            try:
+                pairs = [(name, name, database.read(name, compat=True)) for name in gold_frames]
+            except (*_DatabaseError, ValueError):
+                # Defect: fall back to all predicted tables, paired with the gold ones by position.
+                names = database.table_names(internal=True, views=False)
+                if len(names) != len(gold_frames):
+                    explanation = f"a gold table is missing and the predicted database has {len(names)} tables, not {len(gold_frames)}"
+                    return 0.0, explanation, []
+                pairs = [
+                    (gold_name, name, database.read(name, compat=True))
+                    for gold_name, name in zip(gold_frames, names, strict=True)
+                ]
+    except (*_DatabaseError, ValueError) as exc:
+        raise _PredictedUnreadable(str(exc)) from exc
+
+    per_table = []
+    for gold_name, predicted_name, predicted_frame in pairs:
+        deadline.check()
+        _, compared = compare_frames(predicted_frame, gold_frames[gold_name], options, deadline)
+        per_table.append({"table": gold_name, "predicted_table": predicted_name, **compared})
+    value = min(entry["score"] for entry in per_table)
+    return value, _explain(per_table, "minimum over tables"), per_table
+
+
+def _compare_corrected(
+    predicted: Path, gold: Path, tables: list[str], options: TableOptions, deadline: Deadline
+) -> tuple[float, str, list[dict[str, Any]]]:
+    gold_frames = _gold_frames(gold, tables, compat=False, deadline=deadline)
+    per_table: list[dict[str, Any]] = []
+    try:
+        with _open(predicted) as database:
+            available = {name.casefold(): name for name in database.table_names(internal=False, views=True)}
+            for gold_name, gold_frame in gold_frames.items():
+                deadline.check()
+                predicted_name = available.get(gold_name.casefold())
+                if predicted_name is None:
+                    per_table.append(
+                        {"table": gold_name, "predicted_table": None, "score": 0.0, "missing": True}
+                    )
+                    continue
+                predicted_frame = database.read(predicted_name, compat=False)
+                _, compared = compare_frames(predicted_frame, gold_frame, options, deadline)
+                per_table.append({"table": gold_name, "predicted_table": predicted_name, **compared})
+    except _DatabaseError as exc:
+        raise _PredictedUnreadable(str(exc)) from exc
+    scores = [entry["score"] for entry in per_table]
+    if options.score_rule == "divide":
+        return sum(scores) / len(scores), _explain(per_table, "mean over tables"), per_table
+    value = 1.0 if all(score >= 1.0 for score in scores) else 0.0
+    return value, _explain(per_table, "every table must match"), per_table
+
+
+def _explain(per_table: list[dict[str, Any]], rule: str) -> str:
+    matched = [entry["table"] for entry in per_table if entry["score"] >= 1.0]
+    missing = [entry["table"] for entry in per_table if entry.get("missing")]
+    partial = [entry["table"] for entry in per_table if entry["score"] < 1.0 and not entry.get("missing")]
+    text = f"{len(matched)}/{len(per_table)} tables match"
+    if partial:
+        text += f" (differ: {', '.join(partial)})"
+    if missing:
+        text += f" (missing: {', '.join(missing)})"
+    return f"{text}; {rule}"

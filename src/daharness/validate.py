@@ -1,0 +1,204 @@
+"""`daharness validate`: check a suite's tasks the way DA-Code's authors did (section 3.5).
+
+For every task the reference solution runs in the sandbox and must score 1 (ML tasks: at least the
+task's `threshold`). Then its outputs are damaged in ways a wrong agent would damage them — deleted,
+a column dropped, rows shuffled where order matters, numbers moved by 5%, the chart type or a label
+changed — and every damaged version must score below the reference. A task that fails either check
+is reported; the command exits non-zero if any does.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sqlite3
+import tempfile
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+
+from daharness.agents.reference import ReferenceAgent
+from daharness.sandbox import Limits, Sandbox, Workspace
+from daharness.scoring.dispatch import score_submission
+from daharness.tasks.model import Task
+
+Mutation = Callable[[Path], bool]  # damages the file in place; False when it does not apply
+
+
+@dataclass
+class TaskValidation:
+    task_id: str
+    reference_score: float | None = None
+    required: float = 1.0
+    problems: list[str] = field(default_factory=list)
+    mutations: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+def validate_task(
+    task: Task, *, workspace_mode: str = "corrected", limits: Limits | None = None
+) -> TaskValidation:
+    result = TaskValidation(task.id, required=float(task.gold.data.get("threshold") or 1.0))
+    workspace = Workspace.create(task)
+    try:
+        with Sandbox(workspace, limits or Limits()) as box:
+            submission = ReferenceAgent().solve(task, box)
+        score = score_submission(task, submission, workspace_mode=workspace_mode, workspace=workspace.root)
+        result.reference_score = score.value
+        if score.value < result.required:
+            result.problems.append(
+                f"reference scores {score.value:.3f} < {result.required:g}: {score.explanation}"
+            )
+            return result
+        for name, damaged in _damaged_copies(workspace.root, task):
+            value = score_submission(task, submission, workspace_mode=workspace_mode, workspace=damaged).value
+            result.mutations[name] = value
+            if value >= score.value:
+                result.problems.append(f"mutation '{name}' still scores {value:.3f}")
+    except Exception as exc:  # a broken task is a finding, not a crash of the command
+        result.problems.append(f"{type(exc).__name__}: {exc}")
+    finally:
+        workspace.remove()
+    return result
+
+
+def _damaged_copies(root: Path, task: Task) -> Iterator[tuple[str, Path]]:
+    outputs = [name for name in task.gold.data.get("outputs", []) if (root / name).is_file()]
+    for output in outputs:
+        for label, mutation in _mutations_for(output, task):
+            with tempfile.TemporaryDirectory() as scratch:
+                copy = Path(scratch) / "workspace"
+                shutil.copytree(root, copy)
+                if mutation(copy / output):
+                    yield f"{label} {output}", copy
+
+
+def _mutations_for(output: str, task: Task) -> list[tuple[str, Mutation]]:
+    mutations: list[tuple[str, Mutation]] = [("delete", _delete)]
+    suffix = Path(output).suffix.lower()
+    if suffix == ".csv":
+        mutations += [("drop a column of", _drop_column), ("perturb numbers 5% in", _perturb_csv)]
+        if not any(spec.options.get("ignore_order") for spec in task.scorers):
+            mutations.append(("shuffle rows of", _shuffle_rows))
+    elif suffix == ".json":
+        mutations.append(("perturb values in", _perturb_json))
+    elif suffix in (".db", ".sqlite", ".sqlite3"):
+        mutations.append(("perturb numbers 5% in", _perturb_sqlite))
+    elif suffix in (".png", ".jpg", ".svg", ".pdf"):
+        mutations += [
+            ("change chart type of", _change_chart_type),
+            ("change a label of", _change_chart_label),
+        ]
+    return mutations
+
+
+def _delete(path: Path) -> bool:
+    path.unlink()
+    return True
+
+
+def _drop_column(path: Path) -> bool:
+    frame = pd.read_csv(path)
+    if frame.shape[1] < 1:
+        return False
+    frame.drop(columns=frame.columns[-1]).to_csv(path, index=False)
+    return True
+
+
+def _shuffle_rows(path: Path) -> bool:
+    frame = pd.read_csv(path)
+    if len(frame) < 2:
+        return False
+    frame.iloc[::-1].to_csv(path, index=False)
+    return True
+
+
+def _bump(value: object) -> object:
+    if isinstance(value, bool):
+        return not value
+    if isinstance(value, int | float):
+        return value * 1.05 + (1 if value == 0 else 0)
+    if isinstance(value, str):
+        return value + " (changed)"
+    if isinstance(value, list):
+        return [_bump(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _bump(v) for k, v in value.items()}
+    return value
+
+
+def _perturb_csv(path: Path) -> bool:
+    frame = pd.read_csv(path)
+    numeric = frame.select_dtypes("number").columns
+    if len(numeric) == 0:
+        column = frame.columns[0]
+        frame[column] = frame[column].astype(str) + " (changed)"
+    else:
+        for column in numeric:
+            frame[column] = frame[column] * 1.05 + (frame[column] == 0)
+    frame.to_csv(path, index=False)
+    return True
+
+
+def _perturb_json(path: Path) -> bool:
+    path.write_text(json.dumps(_bump(json.loads(path.read_text()))))
+    return True
+
+
+def _perturb_sqlite(path: Path) -> bool:
+    connection = sqlite3.connect(path)
+    try:
+        tables = [row[0] for row in connection.execute("select name from sqlite_master where type='table'")]
+        changed = False
+        for table in tables:
+            for _, column, kind, *_ in connection.execute(f'pragma table_info("{table}")').fetchall():
+                if kind.upper() in ("INTEGER", "REAL", "NUMERIC", "FLOAT", "DOUBLE"):
+                    connection.execute(f'update "{table}" set "{column}" = "{column}" * 1.05 + 1')
+                    changed = True
+        connection.commit()
+        return changed
+    finally:
+        connection.close()
+
+
+def _chart_capture(path: Path) -> tuple[Path, dict] | None:
+    capture = path.with_name(path.name + ".json")
+    if not capture.is_file():
+        return None
+    return capture, json.loads(capture.read_text())
+
+
+def _change_chart_type(path: Path) -> bool:
+    found = _chart_capture(path)
+    if found is None:
+        return False
+    capture, data = found
+    text = json.dumps(data)
+    for old, new in (
+        ('"bar"', '"line"'),
+        ('"line"', '"scatter"'),
+        ('"pie"', '"bar"'),
+        ('"scatter"', '"line"'),
+    ):
+        if old in text:
+            capture.write_text(text.replace(old, new))
+            return True
+    return False
+
+
+def _change_chart_label(path: Path) -> bool:
+    found = _chart_capture(path)
+    if found is None:
+        return False
+    capture, data = found
+    text = json.dumps(data)
+    changed = text.replace('"title": "', '"title": "Unrelated ', 1)
+    if changed == text:
+        return False
+    capture.write_text(changed)
+    return True
