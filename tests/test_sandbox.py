@@ -88,7 +88,7 @@ def test_matplotlib_figures_are_saved_without_a_display(box: Sandbox) -> None:
         "import matplotlib.pyplot as plt\nplt.bar(['a', 'b'], [1, 3])\nplt.savefig('chart.png')\nprint(plt.get_backend())"
     )
     assert observation.stdout.strip().lower() == "agg"
-    assert observation.files_changed == ["chart.png"]
+    assert observation.files_changed == ["chart.png", "chart.png.json"]  # the image and its captured data
     assert (box.workspace.root / "chart.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
@@ -100,3 +100,20 @@ def test_the_sample_time_budget_ends_all_further_steps(tmp_path: Path) -> None:
         refused = box.python("print(1)")
         assert refused.error is not None and "used up" in refused.error.value
     workspace.remove()
+
+
+def test_charts_are_captured_as_data_in_the_kernel_and_in_child_pythons(box: Sandbox) -> None:
+    import json
+
+    saved = box.python(
+        "import matplotlib.pyplot as plt\nplt.bar(['a', 'b'], [1, 3])\nplt.title('Sales')\nplt.savefig('bar.png')"
+    )
+    assert saved.files_changed == ["bar.png", "bar.png.json"]
+    capture = json.loads((box.workspace.root / "bar.png.json").read_text())
+    assert capture["axes"][0]["type"] == "bar" and capture["axes"][0]["title"] == "Sales"
+    box.write_file(
+        "plot.py", "import matplotlib.pyplot as plt\nplt.plot([1, 2, 4])\nplt.savefig('line.png')\n"
+    )
+    assert box.bash("python plot.py").ok
+    line = json.loads((box.workspace.root / "line.png.json").read_text())
+    assert line["axes"][0]["type"] == "line" and line["axes"][0]["series"][0]["y"] == [1, 2, 4]

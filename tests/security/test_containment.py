@@ -80,7 +80,8 @@ def test_environment_variables_do_not_pass_through(task: Task, monkeypatch: pyte
             "_",
         }  # bash's own
         assert names == {"HOME", "LANG", "MKL_NUM_THREADS", "MPLBACKEND", "MPLCONFIGDIR", "OMP_NUM_THREADS",
-                         "OPENBLAS_NUM_THREADS", "PATH", "PYTHONDONTWRITEBYTECODE"}  # fmt: skip
+                         "OPENBLAS_NUM_THREADS", "PATH", "PYTHONDONTWRITEBYTECODE", "PYTHONPATH",
+                         "DAHARNESS_CHART_CAPTURE"}  # fmt: skip
     workspace.remove()
 
 

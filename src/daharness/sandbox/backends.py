@@ -10,6 +10,7 @@ the caller into a new user namespace, where the limit also applies.
 
 from __future__ import annotations
 
+import atexit
 import functools
 import itertools
 import json
@@ -18,6 +19,7 @@ import shutil
 import site
 import subprocess
 import sys
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, get_args
@@ -30,6 +32,7 @@ Backend = Literal["bwrap", "unsafe-local"]
 BACKENDS: tuple[str, ...] = get_args(Backend)
 KERNEL_SOURCE = (Path(__file__).with_name("kernel.py")).read_text(encoding="utf-8")
 SANDBOX_HOME = "/tmp"
+SANDBOX_HOOKS = "/daharness-hooks"  # chart capture hook and the sitecustomize that installs it
 _UID_BASE = 200_000
 _uid_counter = itertools.count()
 _SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/etc", "/opt")
@@ -48,16 +51,35 @@ class Launch:
 
 def launch(backend: Backend, workspace: Path, limits: Limits) -> Launch:
     if backend == "unsafe-local":
-        config = _kernel_config(limits, workdir=str(workspace), uid=None)
+        hooks = str(hooks_dir())
+        config = _kernel_config(limits, workdir=str(workspace), uid=None, hooks=hooks)
         env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(workspace), **_common_env()}
+        env.update(PYTHONPATH=hooks, DAHARNESS_CHART_CAPTURE=str(workspace))
         return Launch([sys.executable, "-I", "-c", KERNEL_SOURCE, config], env, None)
     if backend != "bwrap":
         raise UserError(f"--sandbox: unknown backend {backend!r}; choose one of {', '.join(BACKENDS)}")
     uid = _UID_BASE + (os.getpid() % 1000) * 100 + next(_uid_counter) % 100 if os.getuid() == 0 else None
-    config = _kernel_config(limits, workdir="/workspace", uid=uid)
-    command = [*_bwrap_prefix(), "--bind", str(workspace), "/workspace", "--chdir", "/workspace"]
+    config = _kernel_config(limits, workdir="/workspace", uid=uid, hooks=SANDBOX_HOOKS)
+    command = [*_bwrap_prefix(), "--ro-bind", str(hooks_dir()), SANDBOX_HOOKS]
+    command += ["--setenv", "PYTHONPATH", SANDBOX_HOOKS, "--setenv", "DAHARNESS_CHART_CAPTURE", "/workspace"]
+    command += ["--bind", str(workspace), "/workspace", "--chdir", "/workspace"]
     command += ["--", sys.executable, "-I", "-c", KERNEL_SOURCE, config]
     return Launch(command, {}, uid)
+
+
+@functools.cache
+def hooks_dir() -> Path:
+    """A folder holding only the chart capture hook as `chart_capture.py` and `sitecustomize.py`: it goes
+    on the sandbox's PYTHONPATH, so nothing else of daharness may be in it (it would shadow user modules)."""
+    folder = Path(tempfile.mkdtemp(prefix="daharness-hooks-"))
+    here = Path(__file__).parent
+    shutil.copyfile(here / "chart_capture.py", folder / "chart_capture.py")
+    shutil.copyfile(here / "chart_sitecustomize.py", folder / "sitecustomize.py")
+    folder.chmod(0o755)
+    for item in folder.iterdir():
+        item.chmod(0o644)
+    atexit.register(shutil.rmtree, folder, True)
+    return folder
 
 
 def find_bwrap() -> str | None:
@@ -149,9 +171,10 @@ def _common_env() -> dict[str, str]:
     }
 
 
-def _kernel_config(limits: Limits, workdir: str, uid: int | None) -> str:
+def _kernel_config(limits: Limits, workdir: str, uid: int | None, hooks: str) -> str:
     return json.dumps(
         {
+            "chart_capture": f"{hooks}/chart_capture.py",
             "count_processes": workdir == "/workspace",
             "limits": limits.kernel_limits(),
             "output_cap": limits.output_bytes,

@@ -371,11 +371,27 @@ def _apply_limits(config: dict[str, Any]) -> None:
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # an over-size write then fails with EFBIG instead
 
 
+def _install_chart_capture(path: str | None) -> None:
+    """Figures the agent saves or shows are also written as data (<image>.json) for chart scoring."""
+    if not path or not os.path.exists(path):
+        return
+    import importlib.util
+
+    try:
+        spec = importlib.util.spec_from_file_location("chart_capture", path)
+        module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
+        spec.loader.exec_module(module)  # type: ignore[union-attr]
+        module.install_from_env()
+    except Exception:  # the hook must never keep the kernel from starting
+        pass
+
+
 def main() -> None:
     config = json.loads(sys.argv[1]) if len(sys.argv) > 1 else {}
     _apply_limits(config)
     if config.get("workdir"):
         os.chdir(config["workdir"])
+    _install_chart_capture(config.get("chart_capture"))
     Kernel(config).serve()
 
 

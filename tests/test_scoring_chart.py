@@ -1,0 +1,305 @@
+"""The chart scorer: each checked item and option passes and fails, in corrected and compat modes.
+
+Captures are made by the real capture code (``chart_capture.extract``) from figures drawn in-process.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from matplotlib.figure import Figure
+
+from daharness.scoring.chart import fuzz_ratio, load_capture, score_chart, similarity
+
+_SPEC = importlib.util.spec_from_file_location(
+    "chart_capture_for_scoring_tests",
+    Path(__file__).parents[1] / "src" / "daharness" / "sandbox" / "chart_capture.py",
+)
+assert _SPEC is not None and _SPEC.loader is not None
+chart_capture = importlib.util.module_from_spec(_SPEC)
+_SPEC.loader.exec_module(chart_capture)
+
+CATEGORIES = ["north", "south", "east"]
+
+
+def capture(draw: Callable[[Any], None], figsize: tuple[float, float] = (6, 4)) -> dict[str, Any]:
+    fig = Figure(figsize=figsize)
+    draw(fig.subplots())
+    return chart_capture.extract(fig)
+
+
+def bars(
+    values: list[float] = [3, 1, 2],  # noqa: B006 - never mutated
+    *,
+    labels: list[str] = CATEGORIES,
+    color: str | list[str] = "tab:blue",
+    title: str = "Sales by region",
+    xlabel: str = "Region",
+    ylabel: str = "Sales",
+    legend_title: str | None = None,
+    figsize: tuple[float, float] = (6, 4),
+    horizontal: bool = False,
+) -> dict[str, Any]:
+    def draw(ax: Any) -> None:
+        (ax.barh if horizontal else ax.bar)(labels, values, color=color, label="2024")
+        ax.set_title(title)
+        ax.set_xlabel(xlabel)
+        ax.set_ylabel(ylabel)
+        if legend_title is not None:
+            ax.legend(title=legend_title)
+
+    return capture(draw, figsize)
+
+
+def grouped(first: list[float], second: list[float], names: tuple[str, str] = ("a", "b")) -> dict[str, Any]:
+    def draw(ax: Any) -> None:
+        ax.bar([0, 1, 2], first, width=0.4, label=names[0])
+        ax.bar([0.4, 1.4, 2.4], second, width=0.4, label=names[1])
+        ax.legend(title="Year")
+
+    return capture(draw)
+
+
+def score(predicted: Any, gold: Any, *check: str, **options: Any) -> float:
+    return score_chart(predicted, gold, check=check or ("data",), **options).value
+
+
+BOTH = pytest.mark.parametrize("mode", ["corrected", "compat"])
+
+
+# ---- data -------------------------------------------------------------------------------------------
+
+
+@BOTH
+def test_same_chart_scores_one_and_other_values_zero(mode: str) -> None:
+    gold = bars()
+    assert score(bars(), gold, mode=mode) == 1.0
+    assert score(bars([3, 1, 2.5]), gold, mode=mode) == 0.0
+    assert score(bars([3, 1, 2, 4], labels=[*CATEGORIES, "west"]), gold, mode=mode) == 0.0
+
+
+def test_values_in_another_order_pass_only_when_order_is_free() -> None:
+    gold, shuffled = bars([3, 1, 2]), bars([1, 2, 3], labels=["south", "east", "north"])
+    assert score(shuffled, gold) == 0.0
+    assert score(shuffled, gold, data_order_free=True) == 1.0
+    # The official evaluator always sorts: it cannot demand an order.
+    assert score(shuffled, gold, mode="compat") == 1.0
+
+
+def test_scaled_values_pass_only_when_scale_is_free() -> None:
+    gold, percent = bars([3, 1, 2]), bars([50, 100 / 6, 100 / 3])
+    assert score(percent, gold) == 0.0
+    assert score(percent, gold, data_scale_free=True) == 1.0
+    assert score(bars([3, 1, 3]), gold, data_scale_free=True) == 0.0
+    # Official: the scaled comparison is reported but never decides.
+    result = score_chart(percent, gold, mode="compat", data_scale_free=True)
+    assert result.value == 0.0 and "scale_data: True" in result.details["items"]["data"]["reason"]
+
+
+def test_order_free_keeps_values_paired_across_series() -> None:
+    gold = grouped([1, 2, 3], [10, 20, 30])
+    series_swapped = grouped([10, 20, 30], [1, 2, 3])
+    categories_permuted = grouped([3, 1, 2], [30, 10, 20])
+    pairing_broken = grouped([1, 2, 3], [30, 20, 10])
+    assert score(series_swapped, gold, data_order_free=True) == 1.0
+    assert score(categories_permuted, gold, data_order_free=True) == 1.0
+    assert score(pairing_broken, gold, data_order_free=True) == 0.0
+    assert score(pairing_broken, gold, mode="compat") == 1.0  # official defect: each series sorted alone
+
+
+def test_order_free_matching_is_one_to_one() -> None:
+    gold = grouped([1, 2, 3], [10, 20, 30])
+    twice = grouped([1, 2, 3], [1, 2, 3])
+    assert score(twice, gold, data_order_free=True) == 0.0
+    assert score(twice, gold, mode="compat") == 1.0  # official defect: any gold row will do
+
+
+def test_scatter_points_keep_x_and_y() -> None:
+    gold = capture(lambda ax: ax.scatter([1, 5], [2, 6]))
+    swapped = capture(lambda ax: ax.scatter([2, 6], [1, 5]))
+    reordered = capture(lambda ax: ax.scatter([5, 1], [6, 2]))
+    assert score(capture(lambda ax: ax.scatter([1, 5], [2, 6])), gold) == 1.0
+    assert score(swapped, gold, data_order_free=True) == 0.0
+    assert score(swapped, gold, mode="compat") == 1.0  # official defect: each point's (x, y) is sorted
+    assert score(reordered, gold) == 0.0
+    assert score(reordered, gold, data_order_free=True) == 1.0
+
+
+@BOTH
+def test_line_and_pie_data(mode: str) -> None:
+    line = capture(lambda ax: ax.plot([1, 2, 3], [5, 7, 6]))
+    assert score(capture(lambda ax: ax.plot([1, 2, 3], [5, 7, 6])), line, mode=mode) == 1.0
+    assert score(capture(lambda ax: ax.plot([1, 2, 3], [5, 7, 9])), line, mode=mode) == 0.0
+    pie = capture(lambda ax: ax.pie([1, 1, 2]))
+    assert score(capture(lambda ax: ax.pie([10, 10, 20])), pie, mode=mode) == 1.0  # fractions
+    assert score(capture(lambda ax: ax.pie([1, 2, 2])), pie, mode=mode) == 0.0
+
+
+def test_reference_lines_are_not_data_in_corrected() -> None:
+    gold = capture(lambda ax: ax.plot([1, 2, 3], [5, 7, 6]))
+
+    def with_mean(ax: Any) -> None:
+        ax.plot([1, 2, 3], [5, 7, 6])
+        ax.axhline(6)
+
+    assert score(capture(with_mean), gold) == 1.0
+    assert score(capture(with_mean), gold, mode="compat") == 0.0  # official: axhline is a second line
+
+
+# ---- type -------------------------------------------------------------------------------------------
+
+
+def test_type() -> None:
+    gold = bars()
+    assert score(bars([5, 5, 5]), gold, "type") == 1.0
+    assert score(capture(lambda ax: ax.plot(CATEGORIES, [3, 1, 2])), gold, "type", "data") == 0.0
+    line = capture(lambda ax: ax.plot(CATEGORIES, [3, 1, 2]))
+    assert score_chart(line, gold, check=["type"]).details["items"]["type"] == {
+        "match": False,
+        "reason": "differ",
+        "predicted": "line",
+        "gold": "bar",
+    }
+    assert score(line, gold, "type", mode="compat") == 0.0
+    horizontal = bars(horizontal=True)
+    assert score(horizontal, gold, "type") == 0.0
+    assert score(horizontal, gold, "type", mode="compat") == 1.0  # official: barh is "bar"
+
+
+# ---- colour, figsize --------------------------------------------------------------------------------
+
+
+@BOTH
+def test_colour(mode: str) -> None:
+    gold = bars(color="#1f77b4")
+    assert score(bars(color="#1f77b4"), gold, "color", mode=mode) == 1.0
+    assert score(bars(color="#2a7ab8"), gold, "color", mode=mode) == 1.0  # RGB distance 12.9
+    assert score(bars(color="red"), gold, "color", mode=mode) == 0.0
+
+
+def test_colours_must_match_both_ways_in_corrected() -> None:
+    gold = bars(color=["red", "blue", "red"])
+    all_red = bars(color="red")
+    assert score(all_red, gold, "color") == 0.0
+    assert score(all_red, gold, "color", mode="compat") == 1.0  # official: predicted subset of gold is enough
+    assert score(bars(color=["blue", "red", "red"]), gold, "color") == 1.0
+
+
+@BOTH
+def test_figsize(mode: str) -> None:
+    gold = bars(figsize=(10, 6))
+    assert score(bars(figsize=(10, 6)), gold, "figsize", mode=mode) == 1.0
+    assert score(bars(figsize=(8, 6)), gold, "figsize", mode=mode) == 0.0
+
+
+# ---- texts ------------------------------------------------------------------------------------------
+
+
+@BOTH
+@pytest.mark.parametrize(
+    ("item", "field"),
+    [("title", "title"), ("graph_title", "title"), ("xlabel", "xlabel"), ("y_label", "ylabel")],
+)
+def test_titles_are_fuzzy_at_90(mode: str, item: str, field: str) -> None:
+    gold = bars(**{field: "Comparison of Animal Counts"})
+    assert score(bars(**{field: "comparison of animal counts"}), gold, item, mode=mode) == 1.0
+    assert score(bars(**{field: "Comparision of Animal Count"}), gold, item, mode=mode) == 1.0  # ratio 96
+    assert score(bars(**{field: "Animal Counts per Group"}), gold, item, mode=mode) == 0.0
+    assert score(bars(**{field: ""}), gold, item, mode=mode) == 0.0
+
+
+def test_suptitle_counts_as_the_title_in_corrected() -> None:
+    def with_suptitle(ax: Any) -> None:
+        ax.bar(CATEGORIES, [3, 1, 2])
+        ax.figure.suptitle("Sales by region")
+
+    assert score(capture(with_suptitle), bars(), "title") == 1.0
+    assert score(capture(with_suptitle), bars(), "title", mode="compat") == 0.0
+
+
+@BOTH
+def test_legend_title_and_labels(mode: str) -> None:
+    gold = grouped([1, 2, 3], [4, 5, 6], names=("Cat", "Dog"))
+    same = grouped([1, 2, 3], [4, 5, 6], names=("Dog", "Cat"))  # legend order is free
+    other = grouped([1, 2, 3], [4, 5, 6], names=("Cat", "Bird"))
+    assert score(same, gold, "legend_title", "labels", mode=mode) == 1.0
+    assert score(other, gold, "legend_labels", mode=mode) == 0.0
+    gold_title = bars(legend_title="Animal type")
+    assert score(bars(legend_title="Animal types"), gold_title, "legend_title", mode=mode) == 1.0  # ratio 96
+    assert score(bars(legend_title="Animal"), gold_title, "legend_title", mode=mode) == 0.0
+
+
+def test_label_lists_pair_one_to_one_in_corrected() -> None:
+    gold = grouped([1, 2, 3], [4, 5, 6], names=("Cat", "Dog"))
+    twice = grouped([1, 2, 3], [4, 5, 6], names=("Cat", "Cat"))
+    assert score(twice, gold, "legend_labels") == 0.0
+    assert score(twice, gold, "legend_labels", mode="compat") == 1.0  # official: any gold label will do
+
+
+@BOTH
+def test_tick_labels(mode: str) -> None:
+    gold = bars()
+    assert score(bars(), gold, "xtick_labels", "ytick_labels", mode=mode) == 1.0
+    assert score(bars(labels=["north", "south", "west"]), gold, "xtick_labels", mode=mode) == 0.0
+    assert score(bars([30, 10, 20]), gold, "ytick_labels", mode=mode) == 0.0
+
+
+def test_tick_label_order_matters_unless_order_is_free() -> None:
+    gold = bars([3, 1, 2])
+    reordered = bars([1, 2, 3], labels=["south", "east", "north"])
+    assert score(reordered, gold, "xtick_labels") == 0.0
+    assert score(reordered, gold, "xtick_labels", data_order_free=True) == 1.0
+    assert score(reordered, gold, "xtick_labels", mode="compat") == 1.0
+
+
+# ---- all or nothing, missing and bad input ----------------------------------------------------------
+
+
+def test_all_or_nothing_with_each_verdict_in_details() -> None:
+    gold = bars()
+    result = score_chart(bars(title="Something else"), gold, check=["data", "title", "xlabel"])
+    assert result.value == 0.0
+    items = result.details["items"]
+    assert [items[name]["match"] for name in ("data", "title", "xlabel")] == [True, False, True]
+    assert result.explanation.startswith("mismatch: title (ratio")
+
+
+def test_missing_or_unreadable_capture_scores_zero(tmp_path: Path) -> None:
+    gold = bars()
+    assert score_chart(None, gold).explanation == "no chart captured (the agent saved no figure)"
+    missing = score_chart(tmp_path / "chart.png.json", gold)
+    assert missing.value == 0.0 and "not found" in missing.explanation
+    (tmp_path / "bad.json").write_text("{not json", encoding="utf-8")
+    assert "unreadable" in score_chart(tmp_path / "bad.json", gold).explanation
+
+
+def test_captures_from_files(tmp_path: Path) -> None:
+    (tmp_path / "gold.json").write_text(json.dumps(bars()), encoding="utf-8")
+    (tmp_path / "pred.json").write_text(json.dumps(bars()), encoding="utf-8")
+    assert load_capture(tmp_path / "gold.json")["axes"][0]["type"] == "bar"
+    assert score_chart(tmp_path / "pred.json", tmp_path / "gold.json", check=["data", "title"]).value == 1.0
+    with pytest.raises(FileNotFoundError):
+        score_chart(bars(), tmp_path / "no-gold.json")
+
+
+def test_bad_options_and_gold_without_data_raise() -> None:
+    with pytest.raises(ValueError, match="unknown chart check"):
+        score_chart(bars(), bars(), check=["colour_scheme"])
+    with pytest.raises(ValueError, match="unknown chart mode"):
+        score_chart(bars(), bars(), mode="strict")  # type: ignore[arg-type]
+    empty = capture(lambda ax: ax.set_title("nothing"))
+    with pytest.raises(ValueError, match="no data"):
+        score_chart(bars(), empty)
+    assert score(bars(), empty, mode="compat") == 0.0
+
+
+def test_fuzz_ratio_is_the_levenshtein_ratio() -> None:
+    assert fuzz_ratio("", "") == 100 and fuzz_ratio("", "a") == 0
+    assert fuzz_ratio("comparision of animal count", "comparison of animal counts") == 96
+    # 2·LCS/(len a + len b); difflib's matching blocks would give 33.3 here.
+    assert similarity("bcbcb", "abacbbc") == pytest.approx(200 * 4 / 12)
