@@ -58,7 +58,7 @@ Two modes:
 * ``corrected`` (default) keeps the rule and fixes what is unfair:
 
   - Every axes that holds data is compared (colorbars excluded), in order; with no data axes, the
-    current axes. An axes' type is the main kind of its data series (pie > bar or barh > scatter >
+    current axes. A different number of such axes fails every item but ``figsize``. An axes' type is the main kind of its data series (pie > bar or barh > scatter >
     line); only data series count: reference lines, error-bar caps and loose rectangles do not.
   - Data is the type's series: bar lengths (height of vertical, width of horizontal bars), line y
     values, scatter (x, y) points, pie fractions. Series and values are compared in order, each value
@@ -70,7 +70,8 @@ Two modes:
     absolute values (one factor for the whole chart; scatter x and y each by their own), so
     percentages match fractions. A gold chart without data raises ``ValueError``.
   - Texts are compared after trimming, collapsing whitespace, case-folding and reading the Unicode
-    minus of tick labels as ``-``, with the same thresholds (ratio >= 90, > 95) unrounded.
+    minus of tick labels as ``-``, with the same thresholds (ratio >= 90, > 95) unrounded; an empty
+    text matches only an empty text.
   - ``title``: the axes' centre title, else its left or right title; with one data axes, the figure's
     ``suptitle`` when the axes has no title. Legend items fall back to the figure's legend when the
     axes has none.
