@@ -81,7 +81,14 @@ def _damaged_copies(root: Path, task: Task) -> Iterator[tuple[str, Path]]:
 def _mutations_for(output: str, task: Task) -> list[tuple[str, Mutation]]:
     mutations: list[tuple[str, Mutation]] = [("delete", _delete)]
     suffix = Path(output).suffix.lower()
-    if suffix == ".csv":
+    scorers = {spec.name for spec in task.scorers if spec.options.get("file") == output}
+    if suffix == ".csv" and "ml" in scorers:
+        # predictions are aligned by id, so row order is free; what must count is which row got which value
+        mutations += [
+            ("drop a column of", _drop_column),
+            ("scramble the predictions of", _scramble_last_column),
+        ]
+    elif suffix == ".csv":
         mutations += [("drop a column of", _drop_column), ("perturb numbers 5% in", _perturb_csv)]
         if not any(spec.options.get("ignore_order") for spec in task.scorers):
             mutations.append(("shuffle rows of", _shuffle_rows))
@@ -115,6 +122,19 @@ def _shuffle_rows(path: Path) -> bool:
     if len(frame) < 2:
         return False
     frame.iloc[::-1].to_csv(path, index=False)
+    return True
+
+
+def _scramble_last_column(path: Path) -> bool:
+    frame = pd.read_csv(path)
+    column = frame.columns[-1]
+    if frame[column].nunique() < 2:
+        return False
+    scrambled = frame[column].sample(frac=1.0, random_state=0).to_numpy()
+    if (scrambled == frame[column].to_numpy()).all():
+        scrambled = frame[column].to_numpy()[::-1]
+    frame[column] = scrambled
+    frame.to_csv(path, index=False)
     return True
 
 
@@ -166,39 +186,67 @@ def _perturb_sqlite(path: Path) -> bool:
         connection.close()
 
 
-def _chart_capture(path: Path) -> tuple[Path, dict] | None:
+def _edit_chart_capture(path: Path, edit: Callable[[dict], bool]) -> bool:
+    """Apply `edit` to every axes of the image's captured data (`<image>.json`)."""
     capture = path.with_name(path.name + ".json")
     if not capture.is_file():
-        return None
-    return capture, json.loads(capture.read_text())
+        return False
+    data = json.loads(capture.read_text())
+    changed = [edit(axes) for axes in data.get("axes", [])]
+    capture.write_text(json.dumps(data))
+    return any(changed)
+
+
+def _as_other_kind(series: dict) -> dict | None:
+    """The same values drawn as another kind of chart (bar <-> line, scatter -> line, pie -> bar)."""
+    kind = series.get("kind")
+    if kind == "bar":
+        centers = [x + w / 2 for x, w in zip(series["x"], series["widths"], strict=False)]
+        return {
+            "kind": "line",
+            "role": "data",
+            "x": centers,
+            "y": series["heights"],
+            "y_numeric": True,
+            "color": "#000000",
+        }
+    if kind == "line":
+        n = len(series["y"])
+        return {"kind": "bar", "role": "data", "orientation": "vertical", "x": series["x"], "y": [0.0] * n,
+                "widths": [0.8] * n, "heights": series["y"], "colors": ["#000000"] * n}  # fmt: skip
+    if kind == "scatter":
+        points = series.get("offsets") or []
+        return {"kind": "line", "role": "data", "x": [p[0] for p in points], "y": [p[1] for p in points],
+                "y_numeric": True, "color": "#000000"}  # fmt: skip
+    if kind == "pie":
+        n = len(series["fractions"])
+        return {"kind": "bar", "role": "data", "orientation": "vertical", "x": list(range(n)), "y": [0.0] * n,
+                "widths": [0.8] * n, "heights": series["fractions"], "colors": ["#000000"] * n}  # fmt: skip
+    return None
 
 
 def _change_chart_type(path: Path) -> bool:
-    found = _chart_capture(path)
-    if found is None:
-        return False
-    capture, data = found
-    text = json.dumps(data)
-    for old, new in (
-        ('"bar"', '"line"'),
-        ('"line"', '"scatter"'),
-        ('"pie"', '"bar"'),
-        ('"scatter"', '"line"'),
-    ):
-        if old in text:
-            capture.write_text(text.replace(old, new))
-            return True
-    return False
+    def edit(axes: dict) -> bool:
+        converted = [
+            _as_other_kind(series) if series.get("role") == "data" else series
+            for series in axes.get("series", [])
+        ]
+        if not converted or any(series is None for series in converted):
+            return False
+        axes["series"] = converted
+        axes["kinds"] = sorted({series["kind"] for series in converted})
+        axes["type"] = axes["kinds"][0]
+        return True
+
+    return _edit_chart_capture(path, edit)
 
 
 def _change_chart_label(path: Path) -> bool:
-    found = _chart_capture(path)
-    if found is None:
+    def edit(axes: dict) -> bool:
+        for key in ("title", "xlabel", "ylabel"):
+            if axes.get(key):
+                axes[key] = "Something else entirely"
+                return True
         return False
-    capture, data = found
-    text = json.dumps(data)
-    changed = text.replace('"title": "', '"title": "Unrelated ', 1)
-    if changed == text:
-        return False
-    capture.write_text(changed)
-    return True
+
+    return _edit_chart_capture(path, edit)

@@ -68,7 +68,8 @@ def score_workspace_spec(
     if name == "chart":
         from daharness.scoring.chart import score_chart
 
-        capture = Path(f"{predicted}.json") if predicted is not None else None
+        # the image itself must exist; its data comes from the capture written beside it
+        capture = Path(f"{predicted}.json") if predicted is not None and predicted.is_file() else None
         gold = gold_path(task, gold_name if str(gold_name).endswith(".json") else f"{gold_name}.json")
         return score_chart(
             capture if capture and capture.is_file() else None, gold, mode=mode, **_extra(options)

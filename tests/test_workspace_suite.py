@@ -1,0 +1,65 @@
+"""The built-in `workspace` suite (DA-Code family): shape, reference runs, and `daharness validate`."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from daharness.agents import make_agent
+from daharness.runs.runner import run_suite
+from daharness.suites import load_suite
+
+SUBCATEGORIES = {
+    "DW": {"data cleaning", "data loading", "data transformation"},
+    "ML": {"classification", "regression", "clustering", "competition"},
+    "EDA": {"data manipulation", "data insights", "visualization", "statistical analysis"},
+}
+
+
+@pytest.fixture(scope="module")
+def suite():  # type: ignore[no-untyped-def]
+    return load_suite("workspace")
+
+
+def test_suite_shape(suite) -> None:  # type: ignore[no-untyped-def]
+    tasks = suite.tasks
+    assert len(tasks) >= 30
+    found = {(t.metadata.category, t.metadata.subcategory) for t in tasks}
+    assert found == {(c, s) for c, subs in SUBCATEGORIES.items() for s in subs}
+    assert set(Counter(t.metadata.level for t in tasks)) == {"easy", "medium", "hard"}
+    for task in tasks:
+        assert task.reference is not None, task.id
+        assert len(task.files) >= 2, task.id  # the data and at least a distractor or a README
+        assert task.gold.files, task.id
+        assert task.scorers and task.warnings == [], task.id
+    charts = [t for t in tasks if t.metadata.subcategory == "visualization"]
+    assert {s.name for t in charts for s in t.scorers} == {"chart"}
+
+
+def test_reference_solutions_reach_their_scores(suite, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    outcome = run_suite(suite, make_agent("reference"), tmp_path / "run", concurrency=2)
+    assert outcome.errors == 0
+    records = [json.loads(line) for line in (tmp_path / "run" / "samples.jsonl").read_text().splitlines()]
+    by_id = {task.id: task for task in suite.tasks}
+    short = {
+        r["id"]: r["score"]["value"]
+        for r in records
+        if r["score"]["value"] < float(by_id[r["id"]].gold.data.get("threshold") or 1.0)
+    }
+    assert short == {}
+    report = json.loads((tmp_path / "run" / "report.json").read_text())
+    assert set(report["categories"]["by_category"]) == {"DW", "ML", "EDA"}
+
+
+def test_validate_passes_on_the_builtin_suite() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "daharness", "validate", "--suite", "workspace", "-j", "2"],
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
+    assert "tasks pass" in done.stdout
