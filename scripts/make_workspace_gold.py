@@ -5,7 +5,8 @@ For suite authors: after writing or changing a task's `solution.py`, run
     python scripts/make_workspace_gold.py src/daharness/suites/workspace [TASK_ID ...]
 
 Each solution runs in a scratch copy of its task's `source/` folder; the files named in the task's
-`outputs` are then copied into `gold/` (replacing what was there). Charts are captured with the
+`outputs` are then copied into `gold/`, replacing their earlier versions; other gold files (such as
+the hidden targets of ML tasks, written by the data export) are left alone. Charts are captured with the
 matplotlib hook, so a saved `chart.png` also yields its data in `chart.png.json`. Review the diff.
 """
 
@@ -42,8 +43,7 @@ def make_gold(task_dir: Path) -> list[str]:
         if done.returncode != 0:
             raise SystemExit(f"{task_dir.name}: solution failed\n{done.stderr}")
         gold = task_dir / "gold"
-        shutil.rmtree(gold, ignore_errors=True)
-        gold.mkdir()
+        gold.mkdir(exist_ok=True)  # other gold files (e.g. hidden ML targets) stay as they are
         copied = []
         for name in task.get("outputs", []):
             for produced in [work / name, work / f"{name}.json"]:
