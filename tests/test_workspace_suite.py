@@ -11,6 +11,8 @@ from pathlib import Path
 import pytest
 
 from daharness.agents import make_agent
+from daharness.report.build import build_report
+from daharness.runs.rundir import RunDir
 from daharness.runs.runner import run_suite
 from daharness.suites import load_suite
 
@@ -52,8 +54,9 @@ def test_reference_solutions_reach_their_scores(suite, tmp_path: Path) -> None: 
         if r["score"]["value"] < float(by_id[r["id"]].gold.data.get("threshold") or 1.0)
     }
     assert short == {}
-    report = json.loads((tmp_path / "run" / "report.json").read_text())
+    report = build_report(RunDir.open_for_reading(tmp_path / "run"))
     assert set(report["categories"]["by_category"]) == {"DW", "ML", "EDA"}
+    assert set(report["categories"]["by_level"]) == {"easy", "medium", "hard"}
 
 
 def test_validate_passes_on_the_builtin_suite() -> None:
