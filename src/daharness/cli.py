@@ -192,8 +192,8 @@ def run(
 @app.command()
 def score(
     responses: Annotated[
-        Path, typer.Option(help='Responses JSONL: {"id": ..., "response": "..."} per line.')
-    ],
+        Path | None, typer.Option(help='Responses JSONL: {"id": ..., "response": "..."} per line.')
+    ] = None,
     questions: Annotated[Path | None, typer.Option(help="Official questions JSONL.")] = None,
     labels: LabelsOption = None,
     suite: Annotated[
@@ -203,8 +203,24 @@ def score(
     json_path: Annotated[
         Path | None, typer.Option("--json", help="Write the figures in the official layout.")
     ] = None,
+    dacode_tasks: Annotated[
+        Path | None, typer.Option(help="DA-Code task JSONL (rescoring DA-Agent outputs).")
+    ] = None,
+    dacode_eval: Annotated[Path | None, typer.Option(help="DA-Code eval JSONL.")] = None,
+    gold: Annotated[Path | None, typer.Option(help="DA-Code gold folder (gold/<id>/).")] = None,
+    outputs: Annotated[
+        Path | None, typer.Option(help="DA-Agent output folder (<id>/dabench/result.json).")
+    ] = None,
+    workspace_mode: Annotated[
+        str, typer.Option(help="DA-Code scoring: 'corrected' or 'compat'.")
+    ] = "corrected",
 ) -> None:
-    """Rescore existing closed-form responses (InfiAgent-DABench layout) and print the figures."""
+    """Rescore existing outputs: closed-form responses (InfiAgent-DABench layout), or DA-Agent output folders."""
+    if dacode_eval is not None:
+        _score_dacode(dacode_tasks, dacode_eval, gold, outputs, workspace_mode, json_path)
+        return
+    if responses is None:
+        raise UserError("--responses is required (or --dacode-eval with --dacode-tasks, --gold, --outputs)")
     from daharness.report.build import official_analysis, write_json
     from daharness.report.terminal import print_figures
     from daharness.rescore import rescore_dabench
@@ -215,6 +231,47 @@ def score(
     print_figures(out, figures, f"{responses.name} · {mode}")
     if json_path is not None:
         write_json(json_path, official_analysis(figures))
+        out.print(f"wrote {json_path}")
+
+
+def _score_dacode(
+    tasks: Path | None,
+    evals: Path,
+    gold: Path | None,
+    outputs: Path | None,
+    mode: str,
+    json_path: Path | None,
+) -> None:
+    from rich.table import Table
+
+    from daharness.report.build import write_json
+    from daharness.rescore import rescore_dacode
+
+    if tasks is None or gold is None or outputs is None:
+        raise UserError("--dacode-eval needs --dacode-tasks, --gold and --outputs too")
+    if mode not in ("corrected", "compat"):
+        raise UserError(f"--workspace-mode: {mode!r} is not one of corrected, compat")
+    figures, warnings = rescore_dacode(
+        tasks, evals, gold_dir=gold, outputs_dir=outputs, source_dir=None, mode=mode
+    )
+    _print_warnings(warnings)
+    table = Table(title=f"DA-Code outputs · {mode}", title_justify="left")
+    table.add_column("task")
+    table.add_column("score", justify="right")
+    for task_id, value in figures["scores"].items():
+        table.add_row(
+            task_id, f"{value:.4f}" + (" (no output)" if task_id in figures["missing_outputs"] else "")
+        )
+    out.print(table)
+    for label, key in (("by type", "by_type"), ("by hardness", "by_hardness")):
+        out.print(f"{label}: " + ", ".join(f"{k} {v:.4f}" for k, v in figures[key].items()))
+    out.print(f"average {figures['average']:.4f} over {len(figures['scores'])} tasks")
+    if figures.get("official_average_without_missing") is not None:
+        out.print(
+            f"the official tool drops tasks without output: its average would be {figures['official_average_without_missing']:.4f}"
+        )
+    if json_path is not None:
+        write_json(json_path, figures)
         out.print(f"wrote {json_path}")
 
 

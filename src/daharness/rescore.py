@@ -54,3 +54,63 @@ def rescore_dabench(
             )
         )
     return dabench_figures(results), [w for task in tasks for w in task.warnings]
+
+
+def rescore_dacode(
+    tasks_file: Path,
+    eval_file: Path,
+    *,
+    gold_dir: Path,
+    outputs_dir: Path,
+    source_dir: Path | None,
+    mode: str,
+) -> tuple[dict[str, Any], list[str]]:
+    """Score the outputs of an earlier DA-Agent run (`<outputs>/<id>/` with `dabench/result.json`).
+
+    A task whose output folder or result.json is missing scores 0 (the official tool silently leaves it
+    out of the average; in compat mode the result says how many were left out that way)."""
+    import json
+
+    from daharness.agents.base import Submission
+    from daharness.report.category_metrics import mean_by
+    from daharness.scoring.dispatch import score_submission
+    from daharness.tasks.dacode import load_dacode
+
+    tasks = load_dacode(
+        tasks_file,
+        eval_file,
+        source_dir=source_dir or gold_dir.parent / "source",
+        gold_dir=gold_dir,
+        suite="dacode",
+    )
+    scores: dict[str, float] = {}
+    missing: list[str] = []
+    for task in tasks:
+        result_file = outputs_dir / task.id / "dabench" / "result.json"
+        if not result_file.is_file():
+            missing.append(task.id)
+            scores[task.id] = 0.0
+            continue
+        try:
+            result = json.loads(result_file.read_text(encoding="utf-8"))
+        except json.JSONDecodeError as exc:
+            raise located(result_file, f"not valid JSON ({exc.msg})", exc.lineno) from None
+        answer = result.get("result")
+        submission = Submission(answer=answer if isinstance(answer, str) else json.dumps(answer))
+        score = score_submission(task, submission, workspace_mode=mode, workspace=outputs_dir / task.id)
+        scores[task.id] = round(score.value, 4)
+    by_type = mean_by(((t.metadata.subcategory or t.metadata.tags[0] or "?"), scores[t.id]) for t in tasks)
+    by_hardness = mean_by(((t.metadata.level or "?"), scores[t.id]) for t in tasks)
+    figures: dict[str, Any] = {
+        "scores": scores,
+        "average": round(sum(scores.values()) / len(scores), 4),
+        "by_type": by_type,
+        "by_hardness": by_hardness,
+        "missing_outputs": missing,
+    }
+    if mode == "compat" and missing:
+        present = [v for k, v in scores.items() if k not in missing]
+        figures["official_average_without_missing"] = (
+            round(sum(present) / len(present), 4) if present else None
+        )
+    return figures, [w for task in tasks for w in task.warnings]

@@ -13,7 +13,7 @@ from typing import Any
 from daharness.runs.records import SampleRecord
 
 
-def _mean_by(pairs: Iterable[tuple[str, float]]) -> dict[str, float]:
+def mean_by(pairs: Iterable[tuple[str, float]]) -> dict[str, float]:
     groups: dict[str, list[float]] = defaultdict(list)
     for key, value in pairs:
         groups[key].append(value)
@@ -28,7 +28,7 @@ def category_figures(records: Sequence[SampleRecord]) -> dict[str, Any] | None:
     values = [(r, r.score.value) for r in scored]  # type: ignore[union-attr]
     return {
         "score": round(sum(v for _, v in values) / len(values), 4) if values else None,
-        "by_category": _mean_by((r.category or "unknown", v) for r, v in values),
-        "by_subcategory": _mean_by((f"{r.category or '?'} / {r.subcategory or '?'}", v) for r, v in values),
-        "by_level": _mean_by((r.level or "unknown", v) for r, v in values),
+        "by_category": mean_by((r.category or "unknown", v) for r, v in values),
+        "by_subcategory": mean_by((f"{r.category or '?'} / {r.subcategory or '?'}", v) for r, v in values),
+        "by_level": mean_by((r.level or "unknown", v) for r, v in values),
     }

@@ -1,0 +1,79 @@
+"""Official DA-Code files: the loader, and rescoring DA-Agent outputs in both modes."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from daharness.errors import UserError
+from daharness.tasks.dacode import load_dacode
+from daharness.tasks.model import Family
+
+MINI = Path(__file__).parent / "fixtures" / "dacode_mini"
+
+
+def test_loader_maps_official_fields_and_flags_unknown_options() -> None:
+    tasks = {t.id: t for t in load_dacode(MINI / "tasks.jsonl", MINI / "eval.jsonl", source_dir=MINI / "source",
+                                          gold_dir=MINI / "gold", suite="mini")}  # fmt: skip
+    assert list(tasks) == ["dm-csv-001", "di-text-001", "ml-binary-001", "dm-csv-002"]
+    csv = tasks["dm-csv-001"]
+    assert csv.family is Family.workspace and csv.metadata.category == "EDA"
+    assert csv.metadata.subcategory == "data manipulation" and csv.metadata.level == "easy"
+    assert csv.scorers[0].name == "table" and csv.scorers[0].options == {
+        "ignore_order": True,
+        "file": "result.csv",
+        "gold": "result.csv",
+    }
+    assert [f.path for f in csv.files] == ["orders.csv"] and [g.name for g in csv.gold.files] == [
+        "result.csv"
+    ]
+    assert tasks["di-text-001"].scorers[0].options["expected"] == {"answer": ["Yes"], "rising": [True]}
+    ml = tasks["ml-binary-001"].scorers[0].options
+    assert ml["metric"] == "accuracy" and (ml["lower_bound"], ml["upper_bound"]) == (0.5, 1.0)
+    assert tasks["dm-csv-002"].warnings == [
+        "task dm-csv-002: unknown option 'ignore_orde' for compare_csv (ignored)"
+    ]
+
+
+def test_eval_config_for_an_unknown_task_is_a_one_line_error(tmp_path: Path) -> None:
+    evals = tmp_path / "eval.jsonl"
+    evals.write_text(
+        json.dumps({"id": "nope", "func": ["compare_csv"], "result": [{"file": ["a.csv"]}]}) + "\n"
+    )
+    with pytest.raises(UserError, match=r"eval.jsonl:1: eval config for 'nope'"):
+        load_dacode(
+            MINI / "tasks.jsonl", evals, source_dir=MINI / "source", gold_dir=MINI / "gold", suite="x"
+        )
+
+
+@pytest.mark.parametrize(
+    ("mode", "expected"),
+    [
+        # corrected: scrambled rows fail, a boolean answer is compared, wrong string labels score 0
+        ("corrected", {"dm-csv-001": 0.0, "di-text-001": 1.0, "ml-binary-001": 0.0, "dm-csv-002": 0.0}),
+        # compat: the official defects — per-column sorting, booleans crash, string labels always right
+        ("compat", {"dm-csv-001": 1.0, "di-text-001": 0.0, "ml-binary-001": 1.0, "dm-csv-002": 0.0}),
+    ],
+)
+def test_rescoring_dagent_outputs_in_both_modes(
+    tmp_path: Path, mode: str, expected: dict[str, float]
+) -> None:
+    target = tmp_path / "scores.json"
+    done = subprocess.run(
+        [sys.executable, "-m", "daharness", "score", "--dacode-tasks", str(MINI / "tasks.jsonl"),
+         "--dacode-eval", str(MINI / "eval.jsonl"), "--gold", str(MINI / "gold"), "--outputs", str(MINI / "outputs"),
+         "--workspace-mode", mode, "--json", str(target)],
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    figures = json.loads(target.read_text())
+    assert figures["scores"] == expected
+    assert figures["missing_outputs"] == ["dm-csv-002"]
+    assert set(figures["by_hardness"]) == {"easy", "medium", "hard"}
+    if mode == "compat":
+        assert figures["official_average_without_missing"] == round(2 / 3, 4)
+    assert "unknown option 'ignore_orde'" in done.stderr
