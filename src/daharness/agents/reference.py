@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from daharness.agents.base import InfrastructureError, Submission, action_step
+from daharness.agents.base import InfrastructureError, Submission, action_step, tally
 from daharness.sandbox import Sandbox
 from daharness.tasks.model import Task
 
