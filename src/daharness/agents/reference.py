@@ -32,9 +32,11 @@ class ReferenceAgent:
             error = observation.error
             reason = f"{error.name}: {error.value}" if error else f"exit status {observation.exit_status}"
             raise InfrastructureError(f"reference solution of task {task.id} failed: {reason}", [step])
-        return Submission(
+        submission = Submission(
             answer=observation.stdout.strip(), trajectory=[step], stop_reason="reference", steps=1
         )
+        tally(submission, observation)
+        return submission
 
     def describe(self) -> dict[str, Any]:
         return {"name": self.name}
