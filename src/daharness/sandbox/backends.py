@@ -125,6 +125,9 @@ def _bwrap_prefix() -> list[str]:
     args += ["--unshare-uts", "--unshare-cgroup-try", "--hostname", "sandbox"]
     if os.getuid() != 0:
         args += ["--unshare-user", "--uid", "65534", "--gid", "65534"]
+    # private /tmp first: a Python installation under /tmp (a venv, say) is then mounted on top of it
+    args += ["--proc", "/proc", "--dev", "/dev", "--perms", "1777", "--tmpfs", "/dev/shm"]
+    args += ["--perms", "1777", "--tmpfs", "/tmp"]
     for folder in _SYSTEM_DIRS:
         args += ["--ro-bind-try", folder, folder]
     made: set[Path] = set()
@@ -132,15 +135,14 @@ def _bwrap_prefix() -> list[str]:
         # bwrap would create missing parents (e.g. /root for a pyenv Python) as 0700, which the
         # unprivileged sandbox user could not cross; 0711 lets it pass without listing them.
         for parent in reversed(root.parents[:-1]):
-            if parent not in made and str(parent) not in _SYSTEM_DIRS:
+            if parent not in made and str(parent) not in (*_SYSTEM_DIRS, "/tmp", "/dev", "/proc"):
                 args += ["--perms", "0711", "--dir", str(parent)]
                 made.add(parent)
         args += ["--ro-bind", str(root), str(root)]
     package = Path(daharness.__file__).resolve().parent
     if any(package.is_relative_to(root) for root in _python_roots()):
         args += ["--tmpfs", str(package)]  # the installed package holds the built-in suites' labels
-    args += ["--proc", "/proc", "--dev", "/dev", "--perms", "1777", "--tmpfs", "/dev/shm"]
-    args += ["--perms", "1777", "--tmpfs", "/tmp", "--clearenv"]
+    args += ["--clearenv"]
     path = f"{Path(sys.executable).parent}:/usr/local/bin:/usr/bin:/bin"
     for key, value in {"PATH": path, "HOME": SANDBOX_HOME, **_common_env()}.items():
         args += ["--setenv", key, value]
