@@ -117,3 +117,26 @@ def test_charts_are_captured_as_data_in_the_kernel_and_in_child_pythons(box: San
     assert box.bash("python plot.py").ok
     line = json.loads((box.workspace.root / "line.png.json").read_text())
     assert line["axes"][0]["type"] == "line" and line["axes"][0]["series"][0]["y"] == [1, 2, 4]
+
+
+def test_a_python_from_a_venv_under_tmp_runs_in_the_sandbox(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+    import tempfile
+
+    with tempfile.TemporaryDirectory(dir="/tmp") as folder:  # the sandbox mounts its own /tmp
+        venv = Path(folder) / "venv"
+        subprocess.run(
+            [sys.executable, "-m", "venv", "--without-pip", "--system-site-packages", str(venv)], check=True
+        )
+        script = (
+            "from daharness.sandbox import Sandbox, Workspace\n"
+            "from daharness.tasks.model import Task\n"
+            "ws = Workspace.create(Task(id='v', suite='s', family='workspace', instructions=['x']))\n"
+            "with Sandbox(ws) as box:\n"
+            "    print(box.python('import sys, pandas; print(sys.prefix)').stdout.strip())\n"
+            "ws.remove()\n"
+        )
+        done = subprocess.run([str(venv / "bin" / "python"), "-c", script], capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.strip() == str(venv)
