@@ -76,13 +76,17 @@ def print_report(console: Console, report: dict[str, Any]) -> None:
     if agent.get("samples"):
         debug, usage = agent["self_debug"], agent["usage"]
         sdsr = "—" if debug["sdsr"] is None else f"{debug['sdsr']:.2f}"
-        console.print(
+        line = (
             f"agent: completed {_pct(agent['completion_rate'])}, {agent['average_steps']} steps on average, "
             f"executable code {_pct(agent['executable_code_rate'])}, SDSR {sdsr} "
-            f"(passed/failed with self-debug {debug['passed_with_debug']}/{debug['failed_with_debug']}), "
-            f"{usage['prompt_tokens']:,} prompt + {usage['completion_tokens']:,} completion tokens, "
-            f"${usage['cost_usd']:.4f}" + (", answers reformatted" if agent["reformat_used"] else "")
+            f"(passed/failed with self-debug {debug['passed_with_debug']}/{debug['failed_with_debug']})"
         )
+        if usage["calls"]:  # a model was used
+            line += (
+                f", {usage['prompt_tokens']:,} prompt + {usage['completion_tokens']:,} completion tokens, "
+                f"${usage['cost_usd']:.4f}"
+            )
+        console.print(line + (", answers reformatted" if agent["reformat_used"] else ""))
     for error in report["errors"][:10]:
         console.print(f"  [red]error[/] {error['id']}: {error['error']}")
     if len(report["errors"]) > 10:
