@@ -73,7 +73,9 @@ def test_suites_check_lists_defective_tasks_and_exits_1() -> None:
         capture_output=True, text=True, check=False,
     )  # fmt: skip
     assert done.returncode == 1
-    assert "task 20: label 'note' has unbalanced brackets" in done.stdout
+    assert (
+        "task 20: label 'note' has unbalanced brackets: '['" in done.stdout
+    )  # brackets are text, not markup
     assert "task 25: empty answer list" in done.stdout
     assert "6 tasks, 2 with defects" in done.stdout
 

@@ -107,3 +107,14 @@ def test_bad_response_files_give_one_line_errors(tmp_path: Path, content: str, m
     assert message in done.stderr
     assert "Traceback" not in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1
+
+
+def test_score_refuses_a_suite_that_is_not_closed_form(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "daharness", "score", "--suite", "workspace", "--responses", str(MINI / "responses.jsonl")],
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert done.returncode == 2
+    assert done.stderr.strip() == (
+        "error: --suite workspace: not a closed-form suite; --responses rescoring needs @name[value] answers"
+    )

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import re
 import subprocess
 import sys
 import time
@@ -239,7 +238,7 @@ def test_da_agent_observations_for_bad_and_repeated_actions(server: FakeOpenAI) 
     workspace.remove()
     observations = [r["messages"][-1]["content"] for r in server.requests]
     assert observations[1].startswith("Observation: Unacceptable action: no action found")
-    assert observations[2] == "Observation: hi\n" or observations[2].strip() == "Observation: hi"
+    assert observations[2] == "Observation: hi"
     assert "same as the last one" in observations[3]
     assert "Execution timeout" in observations[4]
     assert submission.answer == "@x[1]" and submission.stop_reason == "terminate" and submission.steps == 5
@@ -252,4 +251,3 @@ def test_sdsr_arithmetic() -> None:
     assert table == {"passed_with_debug": 42, "passed_without_debug": 161, "failed_with_debug": 17,
                      "failed_without_debug": 37, "sdsr": 0.7119}  # fmt: skip
     assert self_debug_table([(True, False)])["sdsr"] is None
-    assert re.fullmatch(r"0\.71\d*", str(table["sdsr"]))

@@ -9,6 +9,7 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from daharness.errors import UserError
 
@@ -369,7 +370,7 @@ def suites_check(
     flagged = [task for task in loaded.tasks if task.warnings]
     for task in flagged:
         for warning in task.warnings:
-            out.print(f"[yellow]{warning}[/]")
+            out.print(f"[yellow]{escape(warning)}[/]")
     out.print(f"{loaded.name}: {len(loaded.tasks)} tasks, {len(flagged)} with defects")
     if flagged:
         raise typer.Exit(1)
@@ -383,7 +384,7 @@ def _default_cache_path() -> Path:
 
 def _print_warnings(warnings: list[str]) -> None:
     for warning in warnings:
-        err.print(f"[yellow]warning[/]: {warning}")
+        err.print(f"[yellow]warning[/]: {escape(warning)}")
 
 
 def main() -> None:
@@ -395,5 +396,5 @@ def main() -> None:
     except UserError as exc:
         if debug:
             traceback.print_exc()
-        err.print(f"[red]error[/]: {exc}", highlight=False, soft_wrap=True)
+        err.print(f"[red]error[/]: {escape(str(exc))}", highlight=False, soft_wrap=True)
         sys.exit(2)

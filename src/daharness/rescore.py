@@ -11,6 +11,7 @@ from daharness.report.dabench_metrics import dabench_figures, question_result
 from daharness.scoring.closed_form import Mode, score_closed_form
 from daharness.suites import load_suite
 from daharness.tasks.dabench import load_dabench
+from daharness.tasks.model import Family
 
 
 def read_responses(path: Path) -> dict[str, str]:
@@ -40,6 +41,10 @@ def rescore_dabench(
     """Score every question against the responses; returns (figures, loader warnings)."""
     if suite is not None:
         tasks = load_suite(suite).tasks
+        if any(task.family != Family.closed_form for task in tasks):
+            raise UserError(
+                f"--suite {suite}: not a closed-form suite; --responses rescoring needs @name[value] answers"
+            )
     elif questions is not None and labels is not None:
         tasks = load_dabench(questions, labels, None, suite=f"dabench:{questions.stem}")
     else:

@@ -10,7 +10,6 @@ from daharness.agents.base import Submission
 from daharness.scoring.base import Score
 from daharness.tasks.model import Task
 
-WorkspaceMode = str  # "corrected" (default) or "compat"
 WORKSPACE_MODES = ("corrected", "compat")
 _PLUMBING = {"file", "gold", "mode"}
 
@@ -37,23 +36,21 @@ def score_workspace_spec(
 ) -> Score:
     predicted = _predicted(workspace, options)
     gold_name = options.get("gold") or options.get("file")
+    if predicted is None and name != "text":  # only a text answer can come without an output file
+        return Score(value=0.0, explanation=f"{name} scorer of task {task.id}: no output file to score")
     if name == "table":
         from daharness.scoring.table import score_table
 
         golds = [gold_path(task, g) for g in (gold_name if isinstance(gold_name, list) else [gold_name])]
-        return score_table(predicted or Path("/nonexistent"), golds, mode=mode, **_extra(options))  # type: ignore[arg-type]
+        return score_table(predicted, golds, mode=mode, **_extra(options))  # type: ignore[arg-type]
     if name == "database":
         from daharness.scoring.database import score_database
 
-        return score_database(
-            predicted or Path("/nonexistent"), gold_path(task, gold_name), mode=mode, **_extra(options)
-        )  # type: ignore[arg-type]
+        return score_database(predicted, gold_path(task, gold_name), mode=mode, **_extra(options))  # type: ignore[arg-type]
     if name == "ml":
         from daharness.scoring.ml import score_ml
 
-        return score_ml(
-            predicted or Path("/nonexistent"), gold_path(task, gold_name), mode=mode, **_extra(options)
-        )  # type: ignore[arg-type]
+        return score_ml(predicted, gold_path(task, gold_name), mode=mode, **_extra(options))  # type: ignore[arg-type]
     if name == "text":
         import json
 

@@ -19,12 +19,11 @@ from daharness.tasks.model import (
     Conjunction,
     Family,
     Gold,
-    GoldFile,
     ScorerSpec,
     Task,
     TaskMetadata,
-    WorkspaceFile,
 )
+from daharness.tasks.workspace_suite import gold_files, visible_files
 
 SOURCE = "DA-Code"
 FUNC_TO_SCORER = {
@@ -86,10 +85,6 @@ def _as_list(value: Any) -> list[Any]:
     return value if isinstance(value, list) else [value]
 
 
-def _files(folder: Path) -> list[Path]:
-    return sorted(p for p in folder.rglob("*") if p.is_file()) if folder.is_dir() else []
-
-
 def _to_task(task: dict[str, Any], evaluation: dict[str, Any], source: Path, gold: Path, suite: str) -> Task:
     task_id = str(task["id"])
     config = evaluation.get("config") or {}
@@ -117,12 +112,8 @@ def _to_task(task: dict[str, Any], evaluation: dict[str, Any], source: Path, gol
         suite=suite,
         family=Family.workspace,
         instructions=[task["instruction"]],
-        files=[
-            WorkspaceFile(path=p.relative_to(source).as_posix(), source=p.resolve()) for p in _files(source)
-        ],
-        gold=Gold(
-            files=[GoldFile(name=p.relative_to(gold).as_posix(), source=p.resolve()) for p in _files(gold)]
-        ),
+        files=visible_files(source),
+        gold=Gold(files=gold_files(gold)),
         answer_format=AnswerFormat(
             kind="files" if any("file" in r for r in results if isinstance(r, dict)) else "text"
         ),

@@ -41,6 +41,16 @@ def _files(folder: Path) -> list[Path]:
     return sorted(p for p in folder.rglob("*") if p.is_file()) if folder.is_dir() else []
 
 
+def visible_files(folder: Path) -> list[WorkspaceFile]:
+    """Every file under `folder`, placed at the same relative path in the agent's workspace."""
+    return [WorkspaceFile(path=p.relative_to(folder).as_posix(), source=p.resolve()) for p in _files(folder)]
+
+
+def gold_files(folder: Path) -> list[GoldFile]:
+    """Every file under `folder`, named by its relative path, for scorers only."""
+    return [GoldFile(name=p.relative_to(folder).as_posix(), source=p.resolve()) for p in _files(folder)]
+
+
 def _load_task(task_dir: Path, suite: str) -> Task:
     path = task_dir / "task.json"
     try:
@@ -80,11 +90,9 @@ def _load_task(task_dir: Path, suite: str) -> Task:
         suite=suite,
         family=Family.workspace,
         instructions=[raw["instruction"]],
-        files=[
-            WorkspaceFile(path=p.relative_to(source).as_posix(), source=p.resolve()) for p in _files(source)
-        ],
+        files=visible_files(source),
         gold=Gold(
-            files=[GoldFile(name=p.relative_to(gold).as_posix(), source=p.resolve()) for p in _files(gold)],
+            files=gold_files(gold),
             data={"outputs": outputs, "threshold": raw.get("threshold")},
         ),
         answer_format=AnswerFormat(kind="files" if outputs else "text", text=str(raw.get("answer", ""))),
