@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 
 from daharness.sandbox import Limits, Sandbox, Workspace
-from daharness.tasks.model import Family, Task, WorkspaceFile
+from daharness.core.task import Family, Task, WorkspaceFile
 
 STEPS = [
     "df = pd.read_csv('sales.csv')",

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from daharness.tasks.model import AnswerFormat, Family, Gold, ScorerSpec, Task, TaskMetadata
+from pathlib import Path
+
+from daharness.core.task import AnswerFormat, Family, Gold, ScorerSpec, Task, TaskMetadata
 
 
 def closed_task(
@@ -24,3 +26,31 @@ def closed_task(
         scorers=[ScorerSpec(name="closed_form")],
         metadata=TaskMetadata(concepts=concepts or ["Summary Statistics"], level=level),
     )
+
+
+def sandbox_groups(harness_pid: int) -> list[Path]:
+    """The control groups of the sandboxes that the daharness process `harness_pid` started."""
+    from daharness.sandbox.cgroups import PIDS_ROOT
+
+    return sorted(PIDS_ROOT.glob(f"{harness_pid}-*")) if PIDS_ROOT.is_dir() else []
+
+
+def group_processes(groups: list[Path]) -> list[int]:
+    found = []
+    for group in groups:
+        try:
+            found += [int(pid) for pid in (group / "cgroup.procs").read_text().split()]
+        except OSError:
+            continue  # the group is gone, and with it its processes
+    return found
+
+
+def wait_until(condition, timeout_s: float = 30.0, what: str = "condition") -> None:  # type: ignore[no-untyped-def]
+    """Poll `condition` until it holds (for states another process reaches), failing after `timeout_s`."""
+    import time
+
+    deadline = time.monotonic() + timeout_s
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.02)

@@ -8,8 +8,6 @@ from pathlib import Path
 
 import pytest
 
-from daharness.agents import make_agent
-from daharness.runs.runner import run_suite
 from daharness.suites import BUILTIN_ROOT, load_suite
 
 CONCEPTS = {
@@ -49,12 +47,10 @@ def test_every_table_has_a_documented_source() -> None:
         assert f"`{table.name}`" in sources, table.name
 
 
-def test_every_reference_solution_reproduces_its_labels(suite, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    outcome = run_suite(
-        suite, make_agent("reference"), tmp_path / "run", concurrency=2, closed_form_mode="strict"
-    )
-    assert outcome.errors == 0
-    records = [json.loads(line) for line in (tmp_path / "run" / "samples.jsonl").read_text().splitlines()]
+def test_every_reference_solution_reproduces_its_labels(suite, closed_form_reference_run: Path) -> None:  # type: ignore[no-untyped-def]
+    records = [
+        json.loads(line) for line in (closed_form_reference_run / "samples.jsonl").read_text().splitlines()
+    ]
     wrong = {r["id"]: r["score"]["details"]["sub_answers"] for r in records if r["score"]["value"] != 1.0}
     assert wrong == {}
     assert len(records) == len(suite.tasks)

@@ -13,11 +13,12 @@ import pytest
 from fake_openai import Fail, FakeOpenAI
 
 from daharness.agents import AgentOptions, SampleLimits, make_agent
+from daharness.core.limits import Limits
+from daharness.core.task import Task
 from daharness.models import ModelSettings
 from daharness.report.agent_metrics import self_debug_table
-from daharness.sandbox import Limits, Sandbox, Workspace
+from daharness.sandbox import BwrapSandbox
 from daharness.suites import load_suite
-from daharness.tasks.model import Task
 
 SUITE = load_suite("closed-form")
 BY_QUESTION = {task.instruction: task for task in SUITE.tasks}
@@ -187,12 +188,8 @@ def _solve(agent_name: str, server: FakeOpenAI, limits: SampleLimits, **settings
     model = ModelSettings(model="m", base_url=server.base_url, **settings)  # type: ignore[arg-type]
     agent = make_agent(agent_name, AgentOptions(model=model, limits=limits, cache_mode="off"))
     task = SUITE.tasks[1]
-    workspace = Workspace.create(task)
-    try:
-        with Sandbox(workspace) as box:
-            return agent.solve(task, box)
-    finally:
-        workspace.remove()
+    with BwrapSandbox(task) as box:
+        return agent.solve(task, box)
 
 
 def _looping(request: dict) -> str:
@@ -232,10 +229,8 @@ def test_da_agent_observations_for_bad_and_repeated_actions(server: FakeOpenAI) 
     model = ModelSettings(model="m", base_url=server.base_url)
     agent = make_agent("da-agent", AgentOptions(model=model, cache_mode="off"))
     task = SUITE.tasks[0]
-    workspace = Workspace.create(task)
-    with Sandbox(workspace, Limits(step_timeout_s=1)) as box:
+    with BwrapSandbox(task, Limits(step_timeout_s=1)) as box:
         submission = agent.solve(task, box)
-    workspace.remove()
     observations = [r["messages"][-1]["content"] for r in server.requests]
     assert observations[1].startswith("Observation: Unacceptable action: no action found")
     assert observations[2] == "Observation: hi"

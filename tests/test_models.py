@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from fake_openai import Drop, Fail, FakeOpenAI, Reply
 
-from daharness.errors import UserError
+from daharness.core.errors import UserError
 from daharness.models import (
     ModelClient,
     ModelFatalError,

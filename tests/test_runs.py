@@ -12,15 +12,18 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from helpers import group_processes, sandbox_groups, wait_until
 
 from daharness.agents import make_agent
-from daharness.errors import UserError
+from daharness.core.errors import UserError
+from daharness.core.runlog import ScoringSettings
 from daharness.runs.rundir import RunDir
 from daharness.runs.runner import run_suite
 from daharness.suites import load_suite
 
 RUNNABLE = Path(__file__).parent / "fixtures" / "runnable" / "questions.jsonl"
 SUITE = f"dabench:{RUNNABLE}"
+STRICT = ScoringSettings(modes={"closed_form": "strict"})
 
 
 def _cli(*args: str) -> list[str]:
@@ -31,26 +34,9 @@ def _records(out: Path) -> list[dict]:
     return [json.loads(line) for line in (out / "samples.jsonl").read_text().splitlines()]
 
 
-def _sandbox_processes(timeout_s: float = 3.0) -> list[int]:
-    """Host processes still running under a sandbox user id (the bwrap backend's ids start at 200000)."""
-    deadline = time.monotonic() + timeout_s
-    while True:
-        found = []
-        for entry in Path("/proc").iterdir():
-            if entry.name.isdigit():
-                try:
-                    uid = next(
-                        int(x.split()[1])
-                        for x in (entry / "status").read_text().splitlines()
-                        if x.startswith("Uid:")
-                    )
-                except (OSError, StopIteration):
-                    continue
-                if 200_000 <= uid < 300_000:
-                    found.append(int(entry.name))
-        if not found or time.monotonic() > deadline:
-            return found
-        time.sleep(0.05)
+def _no_sandbox_left(harness_pid: int) -> bool:
+    """Every sandbox the harness started is gone (its control group holds no process)."""
+    return group_processes(sandbox_groups(harness_pid)) == []
 
 
 def _wait_for_lines(path: Path, count: int, timeout_s: float = 30) -> None:
@@ -62,13 +48,22 @@ def _wait_for_lines(path: Path, count: int, timeout_s: float = 30) -> None:
     raise AssertionError(f"{path} never reached {count} lines")
 
 
+def _wait_for_sample_3_sandbox(harness_pid: int) -> None:
+    """Wait until the harness runs the (slow) third sample's sandbox, when control groups show it."""
+    if sandbox_groups(harness_pid) or os.getuid() == 0:
+        wait_until(
+            lambda: group_processes(sandbox_groups(harness_pid)) != [], what="the third sample's sandbox"
+        )
+
+
 def test_run_directory_layout_and_report(tmp_path: Path) -> None:
     out = tmp_path / "run"
     done = subprocess.run(_cli("run", "--suite", SUITE, "--out", str(out)), capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     config = json.loads((out / "run.json").read_text())
     assert config["agent"] == {"name": "reference"}
-    assert config["scoring"] == {"closed_form_mode": "normalized", "workspace_mode": "corrected"}
+    assert config["scoring"] == {"modes": {"closed_form": "normalized", "workspace": "corrected"}}
+    assert config["format_version"] == 2 and config["suite_spec"]["spec"] == SUITE
     assert config["packages"]["pandas"]
     records = {r["id"]: r for r in _records(out)}
     assert set(records) == {"1", "2", "3", "4", "5"}
@@ -88,8 +83,8 @@ def test_run_directory_layout_and_report(tmp_path: Path) -> None:
         "wrong": 0,
         "errors": 1,
     }
-    assert report["dabench"]["main_results"]["Accuracy by Question"] == 1.0
-    assert report["dabench"]["by_level"] == {"easy": 1.0, "medium": 1.0, "hard": 1.0}
+    assert report["families"]["closed_form"]["main_results"]["Accuracy by Question"] == 1.0
+    assert report["families"]["closed_form"]["by_level"] == {"easy": 1.0, "medium": 1.0, "hard": 1.0}
     assert report["errors"][0]["id"] == "5"
     html = (out / "report.html").read_text()
     assert (
@@ -124,7 +119,7 @@ def test_a_folder_holding_another_run_is_refused(tmp_path: Path) -> None:
     suite, agent = load_suite(SUITE), make_agent("reference")
     run_suite(suite, agent, tmp_path / "r", ids=["1"])
     with pytest.raises(UserError, match="holds a different run"):
-        run_suite(suite, agent, tmp_path / "r", ids=["1"], closed_form_mode="strict")
+        run_suite(suite, agent, tmp_path / "r", ids=["1"], scoring=STRICT)
 
 
 def test_kill_9_mid_sample_then_resume_loses_and_duplicates_nothing(tmp_path: Path) -> None:
@@ -133,11 +128,10 @@ def test_kill_9_mid_sample_then_resume_loses_and_duplicates_nothing(tmp_path: Pa
         _cli("run", "--suite", SUITE, "--out", str(out)), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
     )
     _wait_for_lines(out / "samples.jsonl", 2)  # samples 1 and 2 done, the slow sample 3 in flight
-    time.sleep(0.5)
+    _wait_for_sample_3_sandbox(process.pid)
     process.send_signal(signal.SIGKILL)
     process.wait()
-    if os.getuid() == 0:
-        assert _sandbox_processes() == []  # the sandbox died with its harness
+    wait_until(lambda: _no_sandbox_left(process.pid), what="the sandbox to die with its harness")
     # also simulate a record cut off in the middle of its write
     with (out / "samples.jsonl").open("a") as handle:
         handle.write('{"id":"3","status":"sco')
@@ -159,13 +153,12 @@ def test_ctrl_c_stops_cleanly_and_the_same_command_resumes(tmp_path: Path) -> No
         text=True,
     )
     _wait_for_lines(out / "samples.jsonl", 2)
-    time.sleep(0.5)
+    _wait_for_sample_3_sandbox(process.pid)
     process.send_signal(signal.SIGINT)
     _, stderr = process.communicate(timeout=30)
     assert process.returncode == 130
     assert "interrupted" in stderr and "Traceback" not in stderr
-    if os.getuid() == 0:
-        assert _sandbox_processes() == []
+    assert _no_sandbox_left(process.pid)
     assert [r["id"] for r in _records(out)] == ["1", "2"]  # the sample in flight was not recorded
     done = subprocess.run(_cli("run", "--suite", SUITE, "--out", str(out)), capture_output=True, text=True)
     assert done.returncode == 0
@@ -211,5 +204,5 @@ def test_same_command_without_out_resumes_the_unfinished_run(
     # a finished selection, or another scoring mode, starts a new run
     third = run_suite(suite, agent, None, ids=["1"])
     assert third.run_dir != first.run_dir and third.ran == 1
-    fourth = run_suite(suite, agent, None, ids=["1", "5"], closed_form_mode="strict")
+    fourth = run_suite(suite, agent, None, ids=["1", "5"], scoring=STRICT)
     assert fourth.run_dir not in (first.run_dir, third.run_dir)

@@ -9,12 +9,13 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from daharness.sandbox import Limits, Sandbox, Workspace
-from daharness.tasks.model import Family, Task, WorkspaceFile
+from daharness.core.limits import Limits
+from daharness.core.task import Family, Task, WorkspaceFile
+from daharness.sandbox import BwrapSandbox
 
 
 @pytest.fixture
-def box(tmp_path: Path) -> Iterator[Sandbox]:
+def box(tmp_path: Path) -> Iterator[BwrapSandbox]:
     with sqlite3.connect(tmp_path / "shop.db") as db:
         db.execute("create table orders (id integer, amount real)")
         db.executemany("insert into orders values (?, ?)", [(1, 9.5), (2, 20.0), (3, 0.5)])
@@ -25,13 +26,11 @@ def box(tmp_path: Path) -> Iterator[Sandbox]:
         id="sb", suite="t", family=Family.workspace, instructions=["x"],
         files=[WorkspaceFile(path=name, source=tmp_path / name) for name in ("shop.db", "sales.duckdb", "data.csv")],
     )  # fmt: skip
-    workspace = Workspace.create(task)
-    with Sandbox(workspace, Limits(step_timeout_s=20, sample_timeout_s=120)) as sandbox:
+    with BwrapSandbox(task, Limits(step_timeout_s=20, sample_timeout_s=120)) as sandbox:
         yield sandbox
-    workspace.remove()
 
 
-def test_python_state_persists_like_a_notebook(box: Sandbox) -> None:
+def test_python_state_persists_like_a_notebook(box: BwrapSandbox) -> None:
     assert box.python("import pandas as pd\ndf = pd.read_csv('data.csv')").ok
     shown = box.python("int(df['x'].sum()) * 10")  # a final bare expression is shown
     assert shown.stdout == "40\n"
@@ -39,7 +38,7 @@ def test_python_state_persists_like_a_notebook(box: Sandbox) -> None:
     assert box.python("total + 1").stdout == "7\n"
 
 
-def test_errors_carry_name_value_and_traceback(box: Sandbox) -> None:
+def test_errors_carry_name_value_and_traceback(box: BwrapSandbox) -> None:
     failed = box.python("def f():\n    return {}['missing']\nf()")
     assert failed.error is not None and failed.error.name == "KeyError"
     assert failed.error.value == "'missing'"
@@ -50,7 +49,7 @@ def test_errors_carry_name_value_and_traceback(box: Sandbox) -> None:
     assert box.python("print('still alive')").stdout == "still alive\n"
 
 
-def test_stdout_and_stderr_include_output_of_child_processes(box: Sandbox) -> None:
+def test_stdout_and_stderr_include_output_of_child_processes(box: BwrapSandbox) -> None:
     observation = box.python(
         "import os, sys\nprint('py out')\nprint('py err', file=sys.stderr)\nstatus = os.system('echo from-shell')"
     )
@@ -58,7 +57,7 @@ def test_stdout_and_stderr_include_output_of_child_processes(box: Sandbox) -> No
     assert observation.stderr == "py err\n"
 
 
-def test_bash_reports_exit_status_and_files(box: Sandbox) -> None:
+def test_bash_reports_exit_status_and_files(box: BwrapSandbox) -> None:
     observation = box.bash("wc -l < data.csv; echo oops >&2; mkdir -p out && echo 1 > out/a.txt; exit 4")
     assert observation.stdout == "3\n" and observation.stderr == "oops\n"
     assert observation.exit_status == 4 and not observation.ok
@@ -66,7 +65,7 @@ def test_bash_reports_exit_status_and_files(box: Sandbox) -> None:
     assert box.bash("python -c 'print(2 ** 10)'").stdout == "1024\n"
 
 
-def test_sql_on_sqlite_and_duckdb(box: Sandbox) -> None:
+def test_sql_on_sqlite_and_duckdb(box: BwrapSandbox) -> None:
     table = box.sql("shop.db", "select id, amount from orders where amount > 1 order by id")
     assert table.ok
     assert table.stdout.splitlines()[0].split() == ["id", "|", "amount"]
@@ -83,7 +82,7 @@ def test_sql_on_sqlite_and_duckdb(box: Sandbox) -> None:
     assert missing.error is not None and missing.error.name == "FileNotFoundError"
 
 
-def test_matplotlib_figures_are_saved_without_a_display(box: Sandbox) -> None:
+def test_matplotlib_figures_are_saved_without_a_display(box: BwrapSandbox) -> None:
     observation = box.python(
         "import matplotlib.pyplot as plt\nplt.bar(['a', 'b'], [1, 3])\nplt.savefig('chart.png')\nprint(plt.get_backend())"
     )
@@ -94,15 +93,13 @@ def test_matplotlib_figures_are_saved_without_a_display(box: Sandbox) -> None:
 
 def test_the_sample_time_budget_ends_all_further_steps(tmp_path: Path) -> None:
     task = Task(id="t", suite="t", family=Family.workspace, instructions=["x"])
-    workspace = Workspace.create(task)
-    with Sandbox(workspace, Limits(step_timeout_s=5, sample_timeout_s=1.5)) as box:
+    with BwrapSandbox(task, Limits(step_timeout_s=5, sample_timeout_s=1.5)) as box:
         assert box.python("import time\ntime.sleep(3)").timed_out  # the step gets only what is left
         refused = box.python("print(1)")
         assert refused.error is not None and "used up" in refused.error.value
-    workspace.remove()
 
 
-def test_charts_are_captured_as_data_in_the_kernel_and_in_child_pythons(box: Sandbox) -> None:
+def test_charts_are_captured_as_data_in_the_kernel_and_in_child_pythons(box: BwrapSandbox) -> None:
     import json
 
     saved = box.python(
@@ -120,22 +117,24 @@ def test_charts_are_captured_as_data_in_the_kernel_and_in_child_pythons(box: San
 
 
 def test_a_python_from_a_venv_under_tmp_runs_in_the_sandbox(tmp_path: Path) -> None:
+    import site
     import subprocess
     import sys
     import tempfile
 
     with tempfile.TemporaryDirectory(dir="/tmp") as folder:  # the sandbox mounts its own /tmp
         venv = Path(folder) / "venv"
-        subprocess.run(
-            [sys.executable, "-m", "venv", "--without-pip", "--system-site-packages", str(venv)], check=True
-        )
+        subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+        # the new venv sees this environment's packages (daharness, pandas) through a .pth file, which
+        # works whether the tests themselves run in a venv or not
+        inner = next(venv.glob("lib/python3*/site-packages"))
+        adds = "; ".join(f"site.addsitedir({folder!r})" for folder in site.getsitepackages())
+        (inner / "outer.pth").write_text(f"import site; {adds}\n")  # .pth files there (editable installs) too
         script = (
-            "from daharness.sandbox import Sandbox, Workspace\n"
-            "from daharness.tasks.model import Task\n"
-            "ws = Workspace.create(Task(id='v', suite='s', family='workspace', instructions=['x']))\n"
-            "with Sandbox(ws) as box:\n"
+            "from daharness.sandbox import BwrapSandbox\n"
+            "from daharness.core.task import Task\n"
+            "with BwrapSandbox(Task(id='v', suite='s', family='workspace', instructions=['x'])) as box:\n"
             "    print(box.python('import sys, pandas; print(sys.prefix)').stdout.strip())\n"
-            "ws.remove()\n"
         )
         done = subprocess.run([str(venv / "bin" / "python"), "-c", script], capture_output=True, text=True)
         assert done.returncode == 0, done.stderr

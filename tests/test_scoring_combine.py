@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from daharness.scoring.base import combine
-from daharness.tasks.model import Conjunction
+from daharness.core.score import combine
+from daharness.core.task import Conjunction
 
 
 @pytest.mark.parametrize(

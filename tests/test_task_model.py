@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
-from daharness.tasks.model import (
+from daharness.core.task import (
     Conjunction,
     DialogueTurn,
     Family,
@@ -59,7 +59,7 @@ def test_unknown_fields_and_empty_instructions_are_rejected() -> None:
             {"id": "x", "suite": "s", "family": "closed_form", "instructions": ["q"], "colour": 1}
         )
     with pytest.raises(ValidationError, match="family"):
-        Task.model_validate({"id": "x", "suite": "s", "family": "poetry", "instructions": ["q"]})
+        Task.model_validate({"id": "x", "suite": "s", "family": "Poetry Family!", "instructions": ["q"]})
 
 
 def test_schema_command_prints_the_task_schema() -> None:
@@ -79,5 +79,5 @@ def test_schema_command_prints_the_task_schema() -> None:
         "setup",
         "reference",
     } <= set(schema["properties"])
-    assert schema["$defs"]["Family"]["enum"] == ["closed_form", "workspace", "interactive", "workflow"]
+    assert schema["properties"]["family"]["pattern"] == "^[a-z][a-z0-9_]*$"
     assert schema["$defs"]["Conjunction"]["enum"] == ["avg", "and", "or", "max", "min"]

@@ -10,10 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from daharness.agents import make_agent
 from daharness.report.build import build_report
 from daharness.runs.rundir import RunDir
-from daharness.runs.runner import run_suite
 from daharness.suites import load_suite
 
 SUBCATEGORIES = {
@@ -43,10 +41,10 @@ def test_suite_shape(suite) -> None:  # type: ignore[no-untyped-def]
     assert {s.name for t in charts for s in t.scorers} == {"chart"}
 
 
-def test_reference_solutions_reach_their_scores(suite, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    outcome = run_suite(suite, make_agent("reference"), tmp_path / "run", concurrency=2)
-    assert outcome.errors == 0
-    records = [json.loads(line) for line in (tmp_path / "run" / "samples.jsonl").read_text().splitlines()]
+def test_reference_solutions_reach_their_scores(suite, workspace_reference_run: Path) -> None:  # type: ignore[no-untyped-def]
+    records = [
+        json.loads(line) for line in (workspace_reference_run / "samples.jsonl").read_text().splitlines()
+    ]
     by_id = {task.id: task for task in suite.tasks}
     short = {
         r["id"]: r["score"]["value"]
@@ -54,9 +52,9 @@ def test_reference_solutions_reach_their_scores(suite, tmp_path: Path) -> None: 
         if r["score"]["value"] < float(by_id[r["id"]].gold.data.get("threshold") or 1.0)
     }
     assert short == {}
-    report = build_report(RunDir.open_for_reading(tmp_path / "run"))
-    assert set(report["categories"]["by_category"]) == {"DW", "ML", "EDA"}
-    assert set(report["categories"]["by_level"]) == {"easy", "medium", "hard"}
+    report = build_report(RunDir.open_for_reading(workspace_reference_run))
+    assert set(report["families"]["workspace"]["by_category"]) == {"DW", "ML", "EDA"}
+    assert set(report["families"]["workspace"]["by_level"]) == {"easy", "medium", "hard"}
 
 
 def test_validate_passes_on_the_builtin_suite() -> None:

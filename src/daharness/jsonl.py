@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from daharness.errors import UserError, located
+from daharness.core.errors import UserError, located
 
 
 def iter_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
@@ -37,3 +37,19 @@ def read_jsonl(path: Path) -> list[dict[str, Any]]:
 
 def dumps_line(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str) + "\n"
+
+
+def read_json(path: Path) -> Any:
+    """One JSON document; a missing or malformed file is a UserError naming it (and the line)."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise UserError(f"{path}: file not found") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UserError(f"{path}: cannot read ({exc})") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise located(path, f"not valid JSON ({exc.msg})", exc.lineno) from None
+    except RecursionError:
+        raise UserError(f"{path}: JSON nested too deeply") from None

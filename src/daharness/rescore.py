@@ -1,17 +1,29 @@
-"""Rescore responses produced elsewhere (the official InfiAgent-DABench responses layout)."""
+"""Scoring again what was produced before: official DABench responses, DA-Agent output folders, and
+finished daharness runs (from their saved answers and artifacts, with other scoring settings)."""
 
 from __future__ import annotations
 
+import json
+import shutil
+import tempfile
 from pathlib import Path
 from typing import Any
 
-from daharness.errors import UserError, located
+from daharness.core.errors import UserError, located
+from daharness.core.record import SampleRecord
+from daharness.core.runlog import ScoringSettings
+from daharness.core.submission import Submission
+from daharness.core.task import Family, Task
+from daharness.families.closed_form import dabench_figures, question_result
+from daharness.families.workspace import category_figures
 from daharness.jsonl import iter_jsonl
-from daharness.report.dabench_metrics import dabench_figures, question_result
-from daharness.scoring.closed_form import Mode, score_closed_form
+from daharness.runs.pipeline import record_fields
+from daharness.runs.rundir import RunDir
+from daharness.sandbox.workspace import folder_snapshot
+from daharness.scoring import score_submission
+from daharness.scoring.closed_form import score_closed_form
 from daharness.suites import load_suite
 from daharness.tasks.dabench import load_dabench
-from daharness.tasks.model import Family
 
 
 def read_responses(path: Path) -> dict[str, str]:
@@ -31,12 +43,7 @@ def read_responses(path: Path) -> dict[str, str]:
 
 
 def rescore_dabench(
-    responses: Path,
-    *,
-    questions: Path | None,
-    labels: Path | None,
-    suite: str | None,
-    mode: Mode,
+    responses: Path, *, questions: Path | None, labels: Path | None, suite: str | None, mode: str
 ) -> tuple[dict[str, Any], list[str]]:
     """Score every question against the responses; returns (figures, loader warnings)."""
     if suite is not None:
@@ -52,7 +59,7 @@ def rescore_dabench(
     answers = read_responses(responses)
     results = []
     for task in tasks:
-        score = score_closed_form(task, answers.get(task.id), mode=mode)
+        score = score_closed_form(task, answers.get(task.id), mode=mode)  # type: ignore[arg-type]
         results.append(
             question_result(
                 task.id, score.details, score.excluded, task.metadata.concepts, task.metadata.level
@@ -74,11 +81,6 @@ def rescore_dacode(
 
     A task whose output folder or result.json is missing scores 0 (the official tool silently leaves it
     out of the average; in compat mode the result says how many were left out that way)."""
-    import json
-
-    from daharness.agents.base import Submission
-    from daharness.report.category_metrics import mean_by
-    from daharness.scoring.dispatch import score_submission
     from daharness.tasks.dacode import load_dacode
 
     tasks = load_dacode(
@@ -88,34 +90,86 @@ def rescore_dacode(
         gold_dir=gold_dir,
         suite="dacode",
     )
-    scores: dict[str, float] = {}
+    settings = ScoringSettings(modes={"workspace": mode})
+    records: list[SampleRecord] = []
     missing: list[str] = []
     for task in tasks:
-        result_file = outputs_dir / task.id / "dabench" / "result.json"
+        folder = outputs_dir / task.id
+        result_file = folder / "dabench" / "result.json"
+        value = 0.0
         if not result_file.is_file():
             missing.append(task.id)
-            scores[task.id] = 0.0
-            continue
-        try:
-            result = json.loads(result_file.read_text(encoding="utf-8"))
-        except json.JSONDecodeError as exc:
-            raise located(result_file, f"not valid JSON ({exc.msg})", exc.lineno) from None
-        answer = result.get("result")
-        submission = Submission(answer=answer if isinstance(answer, str) else json.dumps(answer))
-        score = score_submission(task, submission, workspace_mode=mode, workspace=outputs_dir / task.id)
-        scores[task.id] = round(score.value, 4)
-    by_type = mean_by(((t.metadata.subcategory or t.metadata.tags[0] or "?"), scores[t.id]) for t in tasks)
-    by_hardness = mean_by(((t.metadata.level or "?"), scores[t.id]) for t in tasks)
+        else:
+            try:
+                result = json.loads(result_file.read_text(encoding="utf-8"))
+            except json.JSONDecodeError as exc:
+                raise located(result_file, f"not valid JSON ({exc.msg})", exc.lineno) from None
+            answer = result.get("result")
+            submission = Submission(answers=[answer if isinstance(answer, str) else json.dumps(answer)])
+            value = score_submission(task, submission, folder_snapshot(folder), settings).value
+        records.append(_record(task, value))
+    scores = {r.id: r.score.value for r in records}  # type: ignore[union-attr]
     figures: dict[str, Any] = {
         "scores": scores,
-        "average": round(sum(scores.values()) / len(scores), 4),
-        "by_type": by_type,
-        "by_hardness": by_hardness,
+        "average": sum(scores.values()) / len(scores),
+        **(category_figures(records) or {}),
         "missing_outputs": missing,
     }
     if mode == "compat" and missing:
         present = [v for k, v in scores.items() if k not in missing]
-        figures["official_average_without_missing"] = (
-            round(sum(present) / len(present), 4) if present else None
-        )
+        figures["official_average_without_missing"] = sum(present) / len(present) if present else None
     return figures, [w for task in tasks for w in task.warnings]
+
+
+def _record(task: Task, value: float) -> SampleRecord:
+    from daharness.core.score import Score
+
+    return SampleRecord(
+        status="scored",
+        score=Score(value=value),
+        started_at="",
+        duration_s=0.0,
+        **record_fields(task, "outputs", 1),
+    )
+
+
+def rescore_run(source: Path, out: Path, scoring: ScoringSettings) -> RunDir:
+    """Score a finished run again from its saved answers and artifacts into a new run directory.
+
+    Each scored sample's workspace is rebuilt from the task's files with the saved artifacts on top;
+    samples that ended in an error have nothing to score and are copied as they are."""
+    old = RunDir.open_for_reading(source)
+    spec = old.spec()
+    if not spec.suite_spec.get("spec"):
+        raise UserError(
+            f"{source}: run.json does not say how to load its suite (runs before 0.2 cannot be rescored)"
+        )
+    suite = load_suite(
+        spec.suite_spec["spec"], **{k: Path(v) for k, v in spec.suite_spec.get("options", {}).items()}
+    )
+    tasks = {task.id: task for task in suite.tasks}
+    new_spec = spec.model_copy(update={"scoring": scoring})
+    setattr(new_spec, "rescored_from", str(source.resolve()))  # noqa: B010  (an extra field of run.json)
+    run = RunDir.open_for_writing(out, new_spec)
+    for record in old.latest_records().values():
+        trajectory = old.read_trajectory(record.id)
+        task = tasks.get(record.id)
+        if record.status != "scored" or task is None or trajectory is None:
+            run.append(record)
+            continue
+        submission = Submission(answers=trajectory.answers or [trajectory.answer])
+        with tempfile.TemporaryDirectory(prefix="daharness-rescore-") as scratch:
+            files = Path(scratch)
+            for item in task.files:
+                (files / item.path).parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(item.source, files / item.path)
+            artifacts = old.artifacts_dir(record.id)
+            if artifacts.is_dir():
+                shutil.copytree(artifacts, files, dirs_exist_ok=True, symlinks=True)
+                shutil.copytree(artifacts, run.artifacts_dir(record.id), dirs_exist_ok=True, symlinks=True)
+            score = score_submission(
+                task, submission, folder_snapshot(files, tuple(record.artifacts)), scoring
+            )
+        run.write_trajectory(trajectory)
+        run.append(record.model_copy(update={"score": score}))
+    return run

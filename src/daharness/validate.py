@@ -20,9 +20,13 @@ from pathlib import Path
 import pandas as pd
 
 from daharness.agents.reference import ReferenceAgent
-from daharness.sandbox import Limits, Sandbox, Workspace
-from daharness.scoring.dispatch import score_submission
-from daharness.tasks.model import Task
+from daharness.core.backend import Snapshot
+from daharness.core.limits import Limits
+from daharness.core.runlog import ScoringSettings
+from daharness.core.task import Task
+from daharness.runs.pipeline import SandboxSettings, solve_and_collect
+from daharness.sandbox.workspace import folder_snapshot
+from daharness.scoring import score_submission
 
 Mutation = Callable[[Path], bool]  # damages the file in place; False when it does not apply
 
@@ -40,42 +44,42 @@ class TaskValidation:
         return not self.problems
 
 
-def validate_task(
-    task: Task, *, workspace_mode: str = "corrected", limits: Limits | None = None
-) -> TaskValidation:
+def validate_task(task: Task, *, scoring: ScoringSettings, limits: Limits | None = None) -> TaskValidation:
     result = TaskValidation(task.id, required=float(task.gold.data.get("threshold") or 1.0))
-    workspace = Workspace.create(task)
+    snapshot = None
     try:
-        with Sandbox(workspace, limits or Limits()) as box:
-            submission = ReferenceAgent().solve(task, box)
-        score = score_submission(task, submission, workspace_mode=workspace_mode, workspace=workspace.root)
+        submission, snapshot = solve_and_collect(
+            task, ReferenceAgent(), SandboxSettings(limits=limits or Limits())
+        )
+        score = score_submission(task, submission, snapshot, scoring)
         result.reference_score = score.value
         if score.value < result.required:
             result.problems.append(
                 f"reference scores {score.value:.3f} < {result.required:g}: {score.explanation}"
             )
             return result
-        for name, damaged in _damaged_copies(workspace.root, task):
-            value = score_submission(task, submission, workspace_mode=workspace_mode, workspace=damaged).value
+        for name, damaged in _damaged_copies(snapshot, task):
+            value = score_submission(task, submission, damaged, scoring).value
             result.mutations[name] = value
             if value >= score.value:
                 result.problems.append(f"mutation '{name}' still scores {value:.3f}")
     except Exception as exc:  # a broken task is a finding, not a crash of the command
         result.problems.append(f"{type(exc).__name__}: {exc}")
     finally:
-        workspace.remove()
+        if snapshot is not None:
+            shutil.rmtree(snapshot.root.parent, ignore_errors=True)
     return result
 
 
-def _damaged_copies(root: Path, task: Task) -> Iterator[tuple[str, Path]]:
-    outputs = [name for name in task.gold.data.get("outputs", []) if (root / name).is_file()]
+def _damaged_copies(snapshot: Snapshot, task: Task) -> Iterator[tuple[str, Snapshot]]:
+    outputs = [name for name in task.gold.data.get("outputs", []) if snapshot.path(name) is not None]
     for output in outputs:
         for label, mutation in _mutations_for(output, task):
             with tempfile.TemporaryDirectory() as scratch:
-                copy = Path(scratch) / "workspace"
-                shutil.copytree(root, copy)
+                copy = Path(scratch) / "files"
+                shutil.copytree(snapshot.root, copy)
                 if mutation(copy / output):
-                    yield f"{label} {output}", copy
+                    yield f"{label} {output}", folder_snapshot(copy)
 
 
 def _mutations_for(output: str, task: Task) -> list[tuple[str, Mutation]]:

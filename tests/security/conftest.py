@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from daharness.sandbox import Limits, Sandbox, Workspace
-from daharness.tasks.model import Family, Gold, GoldFile, Task, WorkspaceFile
+from daharness.core.limits import Limits
+from daharness.core.task import Family, Gold, GoldFile, Task, WorkspaceFile
+from daharness.sandbox import BwrapSandbox
 
 LIMITS = Limits(
     memory_mb=1024, processes=48, file_mb=16, step_timeout_s=10, sample_timeout_s=300, output_bytes=4096
@@ -33,30 +34,28 @@ def task(tmp_path: Path) -> Task:
 
 
 @pytest.fixture
-def box(task: Task) -> Iterator[Sandbox]:
-    workspace = Workspace.create(task)
-    sandbox = Sandbox(workspace, LIMITS)
+def box(task: Task) -> Iterator[BwrapSandbox]:
+    sandbox = BwrapSandbox(task, LIMITS)
     sandbox.start()
     yield sandbox
     # whatever the attack did, the same sandbox still answers ...
     assert sandbox.python("print(6 * 7)").stdout == "42\n"
     sandbox.close()
-    workspace.remove()
     # ... and the next sample gets a working sandbox
-    fresh = Workspace.create(task)
-    with Sandbox(fresh, LIMITS) as next_box:
+    with BwrapSandbox(task, LIMITS) as next_box:
         assert next_box.python("print(open('data.csv').read())").stdout == "a,b\n1,2\n\n"
-    fresh.remove()
 
 
-def host_pids_matching(marker: str) -> list[int]:
-    """Host processes whose command line contains `marker`."""
+def command_lines(pids: list[int]) -> list[str]:
+    """The command lines of these (the sandbox's own) processes that still run; one that is gone, or a
+    zombie waiting for its new parent to reap it, has none."""
     found = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                if marker in (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace"):
-                    found.append(int(entry.name))
-            except OSError:
-                continue
+    for pid in pids:
+        try:
+            state = (Path("/proc") / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()[0]
+            line = (Path("/proc") / str(pid) / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+        except (OSError, IndexError):
+            continue
+        if state != "Z":
+            found.append(line)
     return found

@@ -11,13 +11,16 @@ from __future__ import annotations
 import shlex
 from typing import Any
 
-from daharness.agents.base import Submission, action_step, tally
 from daharness.agents.budget import Budget, SampleLimits
 from daharness.agents.da_actions import ACTION_SPACE, ActionSyntaxError, DaAction, parse_da_action
 from daharness.agents.llm import ModelAgent, StopSample, truncate
+from daharness.agents.options import AgentOptions
+from daharness.core.backend import SandboxBackend
+from daharness.core.observation import Observation
+from daharness.core.registry import agent
+from daharness.core.submission import Submission
+from daharness.core.task import Task
 from daharness.models import ModelClient
-from daharness.sandbox import Observation, Sandbox
-from daharness.tasks.model import Task
 
 OBSERVATION_LIMIT = 2000  # characters, as the DA-Code agent
 MAX_PARSE_FAILURES = 3
@@ -50,9 +53,16 @@ UNACCEPTABLE = (
 )
 
 
+@agent("da-agent", "DA-Code action agent: Bash, Python files, SQL, Terminate (needs --model)")
 class DaAgent(ModelAgent):
     name = "da-agent"
     default_max_steps = 20
+
+    @classmethod
+    def build(cls, options: AgentOptions) -> DaAgent:
+        return cls(
+            options.client(options.model, cls.name), options.limits, memory_window=options.memory_window
+        )
 
     def __init__(
         self, model: ModelClient, limits: SampleLimits | None = None, *, memory_window: int = 15
@@ -73,8 +83,8 @@ class DaAgent(ModelAgent):
                 parts.append('Give the final answers in Terminate(output="..."), in the format above.')
         return "\n".join(parts)
 
-    def solve(self, task: Task, sandbox: Sandbox) -> Submission:
-        submission = Submission(answer=None, finished=False, stop_reason="max_steps")
+    def solve(self, task: Task, sandbox: SandboxBackend) -> Submission:
+        submission = Submission(finished=False, stop_reason="max_steps")
         budget = Budget(self.limits)
         system = SYSTEM_PROMPT.format(
             workdir=sandbox.workdir,
@@ -119,7 +129,7 @@ class DaAgent(ModelAgent):
             submission.stop_reason = stop.reason
         return submission
 
-    def _execute(self, action: DaAction, sandbox: Sandbox, submission: Submission) -> str:
+    def _execute(self, action: DaAction, sandbox: SandboxBackend, submission: Submission) -> str:
         args = action.args
         if action.kind == "Bash":
             kind, step_args = "bash", {"command": args["code"]}
@@ -135,16 +145,14 @@ class DaAgent(ModelAgent):
         else:  # Python: the file goes into the workspace and runs there
             path = args.get("file_path") or "main.py"
             written = sandbox.write_file(path, args["code"])
-            submission.trajectory.append(
-                action_step("write_file", {"path": path, "content": args["code"]}, written)
+            submission.act(
+                "write_file", {"path": path, "content": args["code"]}, written, counts=not written.ok
             )
             if not written.ok:
-                tally(submission, written)
                 return _render(written)
             kind, step_args = "bash", {"command": f"python {shlex.quote(path)}"}
             observation = sandbox.bash(step_args["command"])
-        submission.trajectory.append(action_step(kind, step_args, observation))
-        tally(submission, observation)
+        submission.act(kind, step_args, observation)
         return _render(observation)
 
 

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from daharness.agents.base import InfrastructureError, Submission
 from daharness.agents.budget import Budget, SampleLimits
+from daharness.core.errors import InfrastructureError
+from daharness.core.submission import ModelCall, Submission, dump_events
 from daharness.models import ModelClient, ModelUnavailableError
 
 
@@ -61,19 +62,20 @@ class ModelAgent:
         try:
             completion = self.model.complete(messages, stop=stop)
         except ModelUnavailableError as exc:
-            raise InfrastructureError(f"model unavailable: {exc}", submission.trajectory) from None
+            raise InfrastructureError(
+                f"model unavailable: {exc}", dump_events(submission.trajectory)
+            ) from None
         budget.charge(completion.usage)
         submission.usage = budget.usage.to_dict()
         submission.trajectory.append(
-            {
-                "type": "model",
-                "messages": [dict(m) for m in messages],
-                "reply": completion.text,
-                "usage": completion.usage.to_dict(),
-                "cached": completion.cached,
-                "latency_s": round(completion.latency_s, 4),
-                "finish_reason": completion.finish_reason,
-            }
+            ModelCall(
+                messages=[dict(m) for m in messages],
+                reply=completion.text,
+                usage=completion.usage.to_dict(),
+                cached=completion.cached,
+                latency_s=round(completion.latency_s, 4),
+                finish_reason=completion.finish_reason,
+            )
         )
         return completion.text
 

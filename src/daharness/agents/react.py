@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from daharness.agents.base import Submission, action_step, tally
 from daharness.agents.budget import Budget, SampleLimits
 from daharness.agents.llm import ModelAgent, StopSample, truncate
+from daharness.agents.options import AgentOptions
 from daharness.agents.react_format import (
     EVALUATION_PROMPT,
     FORMAT_REMINDER,
@@ -23,16 +23,26 @@ from daharness.agents.react_format import (
     TOOL_NAME,
     parse_react_reply,
 )
+from daharness.core.backend import SandboxBackend
+from daharness.core.observation import Observation
+from daharness.core.registry import agent
+from daharness.core.submission import Submission
+from daharness.core.task import Task
 from daharness.models import ModelClient
-from daharness.sandbox import Observation, Sandbox
-from daharness.tasks.model import Task
 
 OBSERVATION_LIMIT = 4000  # characters of tool output shown to the model
 
 
+@agent("react", "InfiAgent-DABench ReAct loop with a Python sandbox tool (needs --model)")
 class ReactAgent(ModelAgent):
     name = "react"
     default_max_steps = 10
+
+    @classmethod
+    def build(cls, options: AgentOptions) -> ReactAgent:
+        client = options.client(options.model, cls.name)
+        reformat = options.client(options.reformat_model, cls.name) if options.reformat_model else None
+        return cls(client, options.limits, dabench_compat=options.dabench_compat, reformat_model=reformat)
 
     def __init__(
         self,
@@ -61,8 +71,8 @@ class ReactAgent(ModelAgent):
             parts.append(task.answer_format.text)
         return "\n".join(parts)
 
-    def solve(self, task: Task, sandbox: Sandbox) -> Submission:
-        submission = Submission(answer=None, finished=False, stop_reason="max_steps")
+    def solve(self, task: Task, sandbox: SandboxBackend) -> Submission:
+        submission = Submission(finished=False, stop_reason="max_steps")
         budget = Budget(self.limits)
         sandbox.bash("mkdir -p output")
         prompt = EVALUATION_PROMPT.format(
@@ -81,8 +91,7 @@ class ReactAgent(ModelAgent):
                 messages.append({"role": "assistant", "content": last_reply})
                 if parsed.code is not None:
                     observation = sandbox.python(parsed.code)
-                    tally(submission, observation)
-                    submission.trajectory.append(action_step("python", {"code": parsed.code}, observation))
+                    submission.act("python", {"code": parsed.code}, observation)
                     messages.append(
                         {"role": "user", "content": OBSERVATION_PROMPT.format(output=_render(observation))}
                     )

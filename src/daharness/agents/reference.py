@@ -6,24 +6,33 @@ from __future__ import annotations
 
 from typing import Any
 
-from daharness.agents.base import InfrastructureError, Submission, action_step, tally
-from daharness.sandbox import Sandbox
-from daharness.tasks.model import Task
+from daharness.agents.options import AgentOptions
+from daharness.core.backend import SandboxBackend
+from daharness.core.errors import InfrastructureError
+from daharness.core.registry import agent
+from daharness.core.submission import Submission, dump_events
+from daharness.core.task import Task
 
 
+@agent("reference", "runs each task's own reference solution")
 class ReferenceAgent:
     name = "reference"
 
-    def solve(self, task: Task, sandbox: Sandbox) -> Submission:
+    @classmethod
+    def build(cls, options: AgentOptions) -> ReferenceAgent:
+        return cls()
+
+    def solve(self, task: Task, sandbox: SandboxBackend) -> Submission:
         if task.reference is None:
             raise InfrastructureError(f"task {task.id} has no reference solution")
         code = task.reference.code
+        submission = Submission(stop_reason="reference", steps=1)
         if task.reference.language == "python":
             observation = sandbox.python(code)
-            step = action_step("python", {"code": code}, observation)
+            submission.act("python", {"code": code}, observation)
         elif task.reference.language == "bash":
             observation = sandbox.bash(code)
-            step = action_step("bash", {"command": code}, observation)
+            submission.act("bash", {"command": code}, observation)
         else:
             raise InfrastructureError(
                 f"task {task.id}: {task.reference.language} solutions are not supported yet"
@@ -31,11 +40,10 @@ class ReferenceAgent:
         if not observation.ok:
             error = observation.error
             reason = f"{error.name}: {error.value}" if error else f"exit status {observation.exit_status}"
-            raise InfrastructureError(f"reference solution of task {task.id} failed: {reason}", [step])
-        submission = Submission(
-            answer=observation.stdout.strip(), trajectory=[step], stop_reason="reference", steps=1
-        )
-        tally(submission, observation)
+            raise InfrastructureError(
+                f"reference solution of task {task.id} failed: {reason}", dump_events(submission.trajectory)
+            )
+        submission.answer = observation.stdout.strip()
         return submission
 
     def describe(self) -> dict[str, Any]:

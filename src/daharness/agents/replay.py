@@ -11,13 +11,19 @@ import json
 from pathlib import Path
 from typing import Any
 
-from daharness.agents.base import InfrastructureError, Submission, action_step, tally
-from daharness.errors import UserError
-from daharness.runs.rundir import trajectory_path
-from daharness.sandbox import Observation, Sandbox
-from daharness.tasks.model import Task
+from pydantic import ValidationError
+
+from daharness.agents.options import AgentOptions
+from daharness.core.backend import SandboxBackend
+from daharness.core.errors import InfrastructureError, UserError
+from daharness.core.observation import Observation
+from daharness.core.registry import agent
+from daharness.core.runlog import TrajectoryFile, file_safe
+from daharness.core.submission import ActionEvent, ModelCall, Submission
+from daharness.core.task import Task
 
 
+@agent("replay", "re-runs the actions saved in an earlier run (needs --replay-from)")
 class ReplayAgent:
     name = "replay"
 
@@ -26,30 +32,36 @@ class ReplayAgent:
             raise UserError(f"{source}: not a run directory with trajectories/ (needed by --agent replay)")
         self.source = source
 
+    @classmethod
+    def build(cls, options: AgentOptions) -> ReplayAgent:
+        if options.replay_from is None:
+            raise UserError("--agent replay needs --replay-from RUN_DIR (the run whose actions to repeat)")
+        return cls(options.replay_from)
+
     def describe(self) -> dict[str, Any]:
         return {"name": self.name, "source": str(self.source.resolve())}
 
-    def solve(self, task: Task, sandbox: Sandbox) -> Submission:
-        path = trajectory_path(self.source, task.id)
+    def solve(self, task: Task, sandbox: SandboxBackend) -> Submission:
+        path = self.source / "trajectories" / f"{file_safe(task.id)}.json"
         if not path.is_file():
             raise InfrastructureError(f"no saved trajectory for task {task.id} in {self.source}")
-        saved = json.loads(path.read_text(encoding="utf-8"))
-        submission = Submission(answer=saved.get("answer"), finished=saved.get("finished", True))
-        submission.stop_reason = saved.get("stop_reason", "replayed")
-        for step in saved.get("steps", []):
-            if step.get("type") != "action":
-                continue
-            observation = _run(sandbox, step["kind"], step["args"])
-            submission.trajectory.append(action_step(step["kind"], step["args"], observation))
-            if step["kind"] != "write_file":
-                tally(submission, observation)
-        submission.steps = sum(1 for step in saved.get("steps", []) if step.get("type") == "model") or len(
-            submission.trajectory
-        )
+        try:
+            saved = TrajectoryFile.model_validate(json.loads(path.read_text(encoding="utf-8")))
+        except (ValueError, ValidationError) as exc:
+            raise InfrastructureError(f"{path}: not a readable trajectory ({exc})") from None
+        answers = saved.answers or [saved.answer]
+        submission = Submission(answers=list(answers), finished=saved.finished)
+        submission.stop_reason = saved.stop_reason or "replayed"
+        for step in saved.steps:
+            if isinstance(step, ActionEvent):
+                observation = _run(sandbox, step.kind, step.args)
+                submission.act(step.kind, step.args, observation, counts=step.kind != "write_file")
+        model_calls = sum(isinstance(step, ModelCall) for step in saved.steps)
+        submission.steps = model_calls or len(submission.trajectory)
         return submission
 
 
-def _run(sandbox: Sandbox, kind: str, args: dict[str, Any]) -> Observation:
+def _run(sandbox: SandboxBackend, kind: str, args: dict[str, Any]) -> Observation:
     if kind == "python":
         return sandbox.python(args["code"])
     if kind == "bash":

@@ -8,7 +8,7 @@ import threading
 import time
 from pathlib import Path
 
-from daharness.errors import located
+from daharness.core.errors import located
 
 _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, value TEXT NOT NULL, created REAL NOT NULL)"

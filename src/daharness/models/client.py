@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, replace
 from typing import Any, Literal
 
-from daharness.errors import UserError
+from daharness.core.errors import UserError
 from daharness.models.cache import ResponseCache
 from daharness.models.settings import ModelSettings
 

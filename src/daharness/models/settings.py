@@ -8,7 +8,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from daharness.errors import UserError, located
+from daharness.core.errors import UserError, located
 
 
 class ModelSettings(BaseModel):

@@ -11,7 +11,7 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-from daharness.runs.records import SampleRecord
+from daharness.core.record import SampleRecord
 
 
 def self_debug_table(outcomes: Sequence[tuple[bool, bool]]) -> dict[str, Any]:

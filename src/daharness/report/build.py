@@ -1,4 +1,8 @@
-"""Turn a run directory into report figures (report.json) and the files people look at."""
+"""Turn a run directory into report figures (report.json) and the files people look at.
+
+The counts, the agent figures and the sample rows are the same for every family; each family present
+in the run adds its own figures (`families.<name>`), computed by the family's registered code.
+"""
 
 from __future__ import annotations
 
@@ -7,36 +11,50 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from daharness.core.record import SampleRecord
+from daharness.core.registry import families
+from daharness.core.runlog import FORMAT_VERSION
 from daharness.report.agent_metrics import agent_figures
-from daharness.report.category_metrics import category_figures
-from daharness.report.dabench_metrics import dabench_figures, question_result
-from daharness.runs.records import SampleRecord
 from daharness.runs.rundir import RunDir
 
 REPORT_JSON = "report.json"
 REPORT_HTML = "report.html"
 
 
+def family_of(record: SampleRecord) -> str:
+    """A record's family; records written before families were recorded are told apart by category."""
+    if record.family:
+        return record.family
+    return "workspace" if record.category else "closed_form"
+
+
+def family_figures(records: list[SampleRecord]) -> dict[str, Any]:
+    """Each family's figures over its own records, in the families' registered order."""
+    found: dict[str, Any] = {}
+    for name, entry in sorted(families.items(), key=lambda item: (item[1].order, item[0])):
+        own = [r for r in records if family_of(r) == name]
+        if own and (figures := entry.impl.figures(own)) is not None:
+            found[name] = figures
+    return found
+
+
 def build_report(run: RunDir) -> dict[str, Any]:
-    config = run.config()
+    spec = run.spec()
     records = sorted(run.latest_records().values(), key=_natural_id)
     scored = [r for r in records if r.status == "scored" and r.score is not None]
     counted = [r for r in scored if not r.score.excluded]  # type: ignore[union-attr]
     errors = [r for r in records if r.status == "error"]
     correct = sum(r.score.value >= 1.0 for r in counted)  # type: ignore[union-attr]
-    results = [
-        question_result(r.id, r.score.details, r.score.excluded, r.concepts, r.level)  # type: ignore[union-attr]
-        for r in scored
-    ]
     return {
+        "format_version": FORMAT_VERSION,
         "run": {
             "dir": str(run.root),
-            "suite": config.get("suite", {}).get("name"),
-            "agent": config.get("agent", {}).get("name"),
-            "model": config.get("agent", {}).get("model"),
-            "scoring": config.get("scoring", {}),
-            "created_at": config.get("created_at"),
-            "daharness_version": config.get("daharness_version"),
+            "suite": spec.suite.get("name"),
+            "agent": spec.agent.get("name"),
+            "model": spec.agent.get("model"),
+            "scoring": spec.scoring.modes,
+            "created_at": spec.created_at,
+            "daharness_version": spec.daharness_version,
         },
         "counts": {
             "samples": len(records),
@@ -47,9 +65,8 @@ def build_report(run: RunDir) -> dict[str, Any]:
             "errors": len(errors),
         },
         "mean_score": round(sum(r.score.value for r in counted) / len(counted), 4) if counted else None,  # type: ignore[union-attr]
-        "dabench": dabench_figures(results),
+        "families": family_figures(records),
         "agent": agent_figures(records),
-        "categories": category_figures(records),
         "errors": [{"id": r.id, "attempt": r.attempt, "error": r.error} for r in errors],
         "wall_time_s": _wall_time(records),
         "samples": [_sample_row(r) for r in records],
@@ -76,6 +93,7 @@ def _sample_row(record: SampleRecord) -> dict[str, Any]:
     score = record.score
     return {
         "id": record.id,
+        "family": family_of(record),
         "status": record.status,
         "value": score.value if score else None,
         "excluded": score.excluded if score else False,
@@ -84,6 +102,7 @@ def _sample_row(record: SampleRecord) -> dict[str, Any]:
         "answer": record.answer,
         "concepts": record.concepts,
         "level": record.level,
+        "category": record.category,
         "duration_s": record.duration_s,
         "attempt": record.attempt,
         "agent_metrics": record.agent_metrics,
@@ -98,18 +117,6 @@ def write_report(run: RunDir) -> dict[str, Any]:
     (run.root / REPORT_JSON).write_text(json.dumps(report, indent=2, ensure_ascii=False), encoding="utf-8")
     (run.root / REPORT_HTML).write_text(render_html(report), encoding="utf-8")
     return report
-
-
-def official_analysis(figures: dict[str, Any]) -> dict[str, Any]:
-    """The official `*_evaluation_analysis.json` layout, plus `by_level`."""
-    keys = (
-        "main_results",
-        "concept_accuracy_analysis",
-        "concept_count_accuracy_analysis",
-        "two_or_more_concepts_accuracy",
-        "by_level",
-    )
-    return {key: figures[key] for key in keys}
 
 
 def write_json(path: Path, value: Any) -> None:

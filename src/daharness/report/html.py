@@ -12,6 +12,8 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 
+from daharness.core.registry import families
+
 _GREEN, _RED, _GREY = "#2e7d32", "#c62828", "#9e9e9e"
 
 _CSS = """
@@ -29,7 +31,7 @@ details summary{cursor:pointer;color:#1565c0}
 """
 
 
-def _svg_bars(
+def svg_bars(
     values: dict[str, float], title: str, horizontal: bool, measure: str = "accuracy by question"
 ) -> str:
     if not values:
@@ -64,11 +66,11 @@ def _svg_bars(
     )
 
 
-def _card(label: str, value: str) -> str:
+def card(label: str, value: str) -> str:
     return f'<div class="card"><div class="v">{escape(value)}</div><div class="k">{escape(label)}</div></div>'
 
 
-def _pct(value: float | None) -> str:
+def pct(value: float | None) -> str:
     return "—" if value is None else f"{value * 100:.1f}%"
 
 
@@ -105,17 +107,15 @@ def _sample_row(sample: dict[str, Any]) -> str:
 
 
 def render_html(report: dict[str, Any]) -> str:
-    run, counts, figures = report["run"], report["counts"], report["dabench"]
-    main = figures["main_results"]
-    mode = run["scoring"].get("closed_form_mode", "")
+    run, counts = report["run"], report["counts"]
+    modes = ", ".join(f"{group} {mode}" for group, mode in run["scoring"].items())
     cards = "".join(
         [
-            *(_card(name, _pct(value)) for name, value in main.items() if not report.get("categories")),
-            _card("samples", str(counts["samples"])),
-            _card("right / wrong", f"{counts['correct']} / {counts['wrong']}"),
-            _card("errors (infrastructure)", str(counts["errors"])),
-            _card("excluded", str(counts["excluded"])),
-            _card("wall time", f"{report['wall_time_s']['elapsed']:.1f}s"),
+            card("samples", str(counts["samples"])),
+            card("right / wrong", f"{counts['correct']} / {counts['wrong']}"),
+            card("errors (infrastructure)", str(counts["errors"])),
+            card("excluded", str(counts["excluded"])),
+            card("wall time", f"{report['wall_time_s']['elapsed']:.1f}s"),
         ]
     )
     agent = report.get("agent") or {}
@@ -123,29 +123,21 @@ def render_html(report: dict[str, Any]) -> str:
         debug, usage = agent["self_debug"], agent["usage"]
         cards += "".join(
             [
-                _card("completed within the step limit", _pct(agent["completion_rate"])),
-                _card("average steps", str(agent["average_steps"])),
-                _card("executable code", _pct(agent["executable_code_rate"])),
-                _card(
+                card("completed within the step limit", pct(agent["completion_rate"])),
+                card("average steps", str(agent["average_steps"])),
+                card("executable code", pct(agent["executable_code_rate"])),
+                card(
                     "self-debug success rate (SDSR)", "—" if debug["sdsr"] is None else f"{debug['sdsr']:.2f}"
                 ),
-                _card("tokens in / out", f"{usage['prompt_tokens']:,} / {usage['completion_tokens']:,}"),
-                _card("cost", f"${usage['cost_usd']:.4f}"),
-                _card("reformat step", "used" if agent["reformat_used"] else "not used"),
+                card("tokens in / out", f"{usage['prompt_tokens']:,} / {usage['completion_tokens']:,}"),
+                card("cost", f"${usage['cost_usd']:.4f}"),
+                card("reformat step", "used" if agent["reformat_used"] else "not used"),
             ]
         )
-    categories = report.get("categories")
-    if categories:
-        cards = _card("mean score", _pct(categories["score"])) + cards
-        charts = (
-            f"<figure>{_svg_bars(categories['by_subcategory'], 'Score by category / sub-category', True, 'score')}</figure>"
-            f"<figure>{_svg_bars(categories['by_level'], 'Score by difficulty', False, 'score')}</figure>"
-        )
-    else:
-        charts = (
-            f"<figure>{_svg_bars(figures['concept_accuracy_analysis'], 'Accuracy by concept', True)}</figure>"
-            f"<figure>{_svg_bars(figures['by_level'], 'Accuracy by level', False)}</figure>"
-        )
+    sections = "".join(
+        f"<h2>{escape(families.get(name).impl.title or name)}</h2>{families.get(name).impl.html(figures)}"
+        for name, figures in report["families"].items()
+    )
     errors = "".join(
         f"<li><code>{escape(e['id'])}</code> (attempt {e['attempt']}): {escape(e['error'] or '')}</li>"
         for e in report["errors"]
@@ -155,10 +147,10 @@ def render_html(report: dict[str, Any]) -> str:
 <html lang="en"><head><meta charset="utf-8"><title>daharness · {escape(str(run["suite"]))}</title>
 <style>{_CSS}</style></head><body>
 <h1>{escape(str(run["suite"]))} · {escape(str(run["agent"]))}</h1>
-<p class="sub">model <b>{escape(str(run.get("model") or "—"))}</b> · scoring mode <b>{escape(mode)}</b> · created {escape(str(run["created_at"]))}
+<p class="sub">model <b>{escape(str(run.get("model") or "—"))}</b> · scoring <b>{escape(modes)}</b> · created {escape(str(run["created_at"]))}
  · daharness {escape(str(run["daharness_version"]))} · {escape(run["dir"])}</p>
 <div class="cards">{cards}</div>
-<div class="charts">{charts}</div>
+{sections}
 <h2>Errors of the harness</h2>
 {f"<ul>{errors}</ul>" if errors else "<p>None.</p>"}
 <h2>Samples</h2>

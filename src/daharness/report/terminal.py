@@ -1,72 +1,28 @@
-"""Terminal tables for a report (rich)."""
+"""Terminal output of reports and checks (rich tables)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
-from daharness.report.dabench_metrics import ACCURACY_BY_QUESTION
+from daharness.core.registry import families
 
 
-def _pct(value: float | None) -> str:
+def pct(value: float | None) -> str:
     return "—" if value is None else f"{value:.2%}"
-
-
-def print_figures(console: Console, figures: dict[str, Any], title: str) -> None:
-    """Print the DABench figures: main results, then by concept, by concept count and by level."""
-    main = Table(title=title, title_justify="left", show_header=True)
-    main.add_column("metric")
-    main.add_column("value", justify="right")
-    for name, value in figures["main_results"].items():
-        main.add_row(name, _pct(value))
-    main.add_row("Accuracy for >= 2 concepts", _pct(figures["two_or_more_concepts_accuracy"]))
-    counts = figures.get("counts", {})
-    if counts:
-        main.add_row("questions counted / excluded", f"{counts['counted']} / {counts['excluded']}")
-    console.print(main)
-
-    breakdown = Table(show_header=True, title_justify="left")
-    breakdown.add_column("breakdown")
-    breakdown.add_column("group")
-    breakdown.add_column(ACCURACY_BY_QUESTION, justify="right")
-    sections = (
-        ("concept", figures["concept_accuracy_analysis"]),
-        ("# concepts", figures["concept_count_accuracy_analysis"]),
-        ("level", figures["by_level"]),
-    )
-    for label, values in sections:
-        for group, value in sorted(values.items()):
-            breakdown.add_row(label, str(group), _pct(value))
-    console.print(breakdown)
-
-
-def print_categories(console: Console, figures: dict[str, Any], title: str) -> None:
-    """DA-Code style: mean score overall, by category, sub-category and difficulty."""
-    table = Table(title=title, title_justify="left")
-    table.add_column("breakdown")
-    table.add_column("group")
-    table.add_column("score", justify="right")
-    table.add_row("all", "", _pct(figures["score"]))
-    for label, key in (
-        ("category", "by_category"),
-        ("sub-category", "by_subcategory"),
-        ("difficulty", "by_level"),
-    ):
-        for group, value in figures[key].items():
-            table.add_row(label, group, _pct(value))
-    console.print(table)
 
 
 def print_report(console: Console, report: dict[str, Any]) -> None:
     run, counts = report["run"], report["counts"]
-    if report.get("categories"):
-        mode = run["scoring"].get("workspace_mode", "")
-        print_categories(console, report["categories"], f"{run['suite']} · {run['agent']} · {mode}")
-    else:
-        mode = run["scoring"].get("closed_form_mode", "")
-        print_figures(console, report["dabench"], f"{run['suite']} · {run['agent']} · {mode}")
+    for name, figures in report["families"].items():
+        impl = families.get(name).impl
+        mode = run["scoring"].get(impl.mode_group or "", "")
+        impl.print_figures(
+            console, figures, " · ".join(str(p) for p in (run["suite"], run["agent"], mode) if p)
+        )
     console.print(
         f"samples {counts['samples']}: {counts['correct']} right, {counts['wrong']} wrong, "
         f"{counts['excluded']} excluded, [{'red' if counts['errors'] else 'green'}]{counts['errors']} errors[/]"
@@ -77,8 +33,8 @@ def print_report(console: Console, report: dict[str, Any]) -> None:
         debug, usage = agent["self_debug"], agent["usage"]
         sdsr = "—" if debug["sdsr"] is None else f"{debug['sdsr']:.2f}"
         line = (
-            f"agent: completed {_pct(agent['completion_rate'])}, {agent['average_steps']} steps on average, "
-            f"executable code {_pct(agent['executable_code_rate'])}, SDSR {sdsr} "
+            f"agent: completed {pct(agent['completion_rate'])}, {agent['average_steps']} steps on average, "
+            f"executable code {pct(agent['executable_code_rate'])}, SDSR {sdsr} "
             f"(passed/failed with self-debug {debug['passed_with_debug']}/{debug['failed_with_debug']})"
         )
         if usage["calls"]:  # a model was used
@@ -88,6 +44,44 @@ def print_report(console: Console, report: dict[str, Any]) -> None:
             )
         console.print(line + (", answers reformatted" if agent["reformat_used"] else ""))
     for error in report["errors"][:10]:
-        console.print(f"  [red]error[/] {error['id']}: {error['error']}")
+        console.print(f"  [red]error[/] {escape(error['id'])}: {escape(str(error['error']))}")
     if len(report["errors"]) > 10:
         console.print(f"  … and {len(report['errors']) - 10} more in report.json")
+
+
+def print_validation(console: Console, suite: str, mode: str, results: list[Any]) -> None:
+    """The table of `daharness validate`: each task's reference score, mutations, problems."""
+    table = Table(title=f"{suite}: validation ({mode})", title_justify="left")
+    for column in ("task", "reference", "mutations scored below", "problems"):
+        table.add_column(column)
+    for result in results:
+        below = sum(value < (result.reference_score or 0) for value in result.mutations.values())
+        reference = "—" if result.reference_score is None else f"{result.reference_score:.3f}"
+        verdict = "[green]ok[/]" if result.ok else "[red]" + escape("; ".join(result.problems)) + "[/]"
+        table.add_row(result.task_id, reference, f"{below}/{len(result.mutations)}", verdict)
+    console.print(table)
+    failed = [r.task_id for r in results if not r.ok]
+    console.print(
+        f"{len(results) - len(failed)} of {len(results)} tasks pass"
+        + (f"; failing: {', '.join(failed)}" if failed else "")
+    )
+
+
+def print_rescored_outputs(console: Console, figures: dict[str, Any], title: str) -> None:
+    """Per-task scores of rescored DA-Agent outputs, with the by-type and by-hardness means."""
+    table = Table(title=title, title_justify="left")
+    table.add_column("task")
+    table.add_column("score", justify="right")
+    for task_id, value in figures["scores"].items():
+        table.add_row(
+            task_id, f"{value:.4f}" + (" (no output)" if task_id in figures["missing_outputs"] else "")
+        )
+    console.print(table)
+    for label, key in (("by category", "by_category"), ("by type", "by_subcategory"), ("by hardness", "by_level")):
+        console.print(f"{label}: " + ", ".join(f"{k} {v:.4f}" for k, v in figures.get(key, {}).items()))
+    console.print(f"average {figures['average']:.4f} over {len(figures['scores'])} tasks")
+    if figures.get("official_average_without_missing") is not None:
+        console.print(
+            "the official tool drops tasks without output: its average would be "
+            f"{figures['official_average_without_missing']:.4f}"
+        )

@@ -2,25 +2,26 @@
 
 Each finished sample is one line appended, flushed and fsynced, so a crash loses at most the sample in
 flight. A line cut short by `kill -9` is dropped when the run is opened again, and that sample is redone.
+The files' schemas are in `daharness.core.runlog` and `daharness.core.record`.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import shutil
 import threading
 from pathlib import Path
-from typing import Any
 
 from pydantic import ValidationError
 
-from daharness.errors import UserError, located
-from daharness.runs.records import SampleRecord
+from daharness.core.backend import Snapshot
+from daharness.core.errors import UserError, located
+from daharness.core.record import SampleRecord
+from daharness.core.runlog import IDENTITY_KEYS, RunSpec, TrajectoryFile, file_safe
 
 RUN_FILE = "run.json"
 SAMPLES_FILE = "samples.jsonl"
-# run.json keys that must match for a re-run to resume rather than mix two different runs.
-IDENTITY_KEYS = ("suite", "agent", "scoring")
 
 
 class RunDir:
@@ -32,23 +33,23 @@ class RunDir:
     # ---- opening ------------------------------------------------------------------------------------
 
     @classmethod
-    def open_for_writing(cls, root: Path, config: dict[str, Any]) -> RunDir:
+    def open_for_writing(cls, root: Path, spec: RunSpec) -> RunDir:
         """Create a new run directory, or reopen one made by the same command (to resume)."""
         run = cls(root)
         run_file = root / RUN_FILE
         if run_file.exists():
-            existing = run.config()
+            existing, wanted = run.spec().identity(), spec.identity()
             for key in IDENTITY_KEYS:
-                if existing.get(key) != config.get(key):
+                if existing[key] != wanted[key]:
                     raise UserError(
-                        f"{run_file}: this folder holds a different run ({key} = {existing.get(key)!r}, "
-                        f"now {config.get(key)!r}); choose another --out"
+                        f"{run_file}: this folder holds a different run ({key} = {existing[key]!r}, "
+                        f"now {wanted[key]!r}); choose another --out"
                     )
         else:
             if root.exists() and any(root.iterdir()):
                 raise UserError(f"{root}: folder exists, is not empty and holds no {RUN_FILE}")
             root.mkdir(parents=True, exist_ok=True)
-            _write_atomic(run_file, json.dumps(config, indent=2, default=str))
+            _write_atomic(run_file, spec.model_dump_json(indent=2))
         (root / "trajectories").mkdir(exist_ok=True)
         (root / "artifacts").mkdir(exist_ok=True)
         run._drop_partial_last_line()
@@ -60,12 +61,17 @@ class RunDir:
             raise UserError(f"{root}: not a run directory (no {RUN_FILE})")
         return cls(root)
 
-    def config(self) -> dict[str, Any]:
+    def spec(self) -> RunSpec:
         path = self.root / RUN_FILE
         try:
-            return json.loads(path.read_text(encoding="utf-8"))
+            raw = json.loads(path.read_text(encoding="utf-8"))
         except json.JSONDecodeError as exc:
             raise located(path, f"not valid JSON ({exc.msg})", exc.lineno) from None
+        try:
+            return RunSpec.from_json_dict(raw)
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            raise UserError(f"{path}: field {'.'.join(map(str, first['loc']))!r}: {first['msg']}") from None
 
     def _drop_partial_last_line(self) -> None:
         if not self.samples_path.exists():
@@ -110,25 +116,35 @@ class RunDir:
             handle.flush()
             os.fsync(handle.fileno())
 
-    def write_trajectory(self, sample_id: str, trajectory: dict[str, Any]) -> None:
-        _write_atomic(
-            trajectory_path(self.root, sample_id),
-            json.dumps(trajectory, indent=2, ensure_ascii=False, default=str),
-        )
+    def write_trajectory(self, trajectory: TrajectoryFile) -> None:
+        _write_atomic(trajectory_path(self.root, trajectory.id), trajectory.model_dump_json(indent=2))
+
+    def read_trajectory(self, sample_id: str) -> TrajectoryFile | None:
+        path = trajectory_path(self.root, sample_id)
+        if not path.is_file():
+            return None
+        try:
+            return TrajectoryFile.model_validate_json(path.read_text(encoding="utf-8"))
+        except ValidationError as exc:
+            raise UserError(f"{path}: not a trajectory ({exc.errors()[0]['msg']})") from None
 
     def artifacts_dir(self, sample_id: str) -> Path:
-        return self.root / "artifacts" / _file_safe(sample_id)
+        return self.root / "artifacts" / file_safe(sample_id)
+
+    def save_artifacts(self, sample_id: str, snapshot: Snapshot) -> None:
+        """Keep the files the agent created or changed (from the collected snapshot)."""
+        target = self.artifacts_dir(sample_id)
+        for name in snapshot.changed:
+            destination = target / name
+            destination.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(snapshot.root / name, destination)
 
 
 def trajectory_path(run_root: Path, sample_id: str) -> Path:
-    return run_root / "trajectories" / f"{_file_safe(sample_id)}.json"
+    return run_root / "trajectories" / f"{file_safe(sample_id)}.json"
 
 
 def _write_atomic(path: Path, text: str) -> None:
     tmp = path.with_name(path.name + ".tmp")
     tmp.write_text(text, encoding="utf-8")
     os.replace(tmp, path)
-
-
-def _file_safe(sample_id: str) -> str:
-    return "".join(c if c.isalnum() or c in "-_." else "_" for c in sample_id)

@@ -5,40 +5,32 @@ from __future__ import annotations
 import platform
 import sys
 import threading
-import time
 from collections.abc import Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from importlib import metadata
 from pathlib import Path
-from typing import Any
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from daharness import __version__
-from daharness.agents.base import Agent, InfrastructureError
-from daharness.errors import UserError
+from daharness.core.agent import Agent
+from daharness.core.errors import UserError
+from daharness.core.record import SampleRecord
+from daharness.core.runlog import IDENTITY_KEYS, RunSpec, ScoringSettings
+from daharness.core.suite import Suite
+from daharness.core.task import Task
 from daharness.models import ModelFatalError
-from daharness.runs.records import SampleRecord
-from daharness.runs.rundir import IDENTITY_KEYS, RUN_FILE, RunDir
-from daharness.sandbox import (
-    Backend,
-    Limits,
-    Sandbox,
-    SandboxError,
-    Workspace,
-    check_backend,
-    kill_all_sandboxes,
-)
-from daharness.scoring.dispatch import score_submission
-from daharness.suites import Suite
-from daharness.tasks.model import Task
+from daharness.runs.pipeline import SandboxSettings, run_sample
+from daharness.runs.rundir import RUN_FILE, RunDir
+from daharness.sandbox import check_backend, kill_all_sandboxes
 
 # Set when the user interrupts: samples still in flight are then not recorded, so a resume redoes them.
 _stopping = threading.Event()
 _REPORTED_PACKAGES = ("pandas", "numpy", "scipy", "scikit-learn", "pydantic", "matplotlib")
+RUNS_ROOT = Path("runs")
 
 
 @dataclass
@@ -48,9 +40,6 @@ class RunOutcome:
     skipped: int
     ran: int
     errors: int
-
-
-RUNS_ROOT = Path("runs")
 
 
 def _dir_suffix(suite: str, agent: str) -> str:
@@ -68,19 +57,20 @@ def default_run_dir(suite: str, agent: str, root: Path = RUNS_ROOT) -> Path:
     return candidate
 
 
-def unfinished_run_dir(config: dict[str, Any], wanted: set[str], root: Path = RUNS_ROOT) -> Path | None:
+def unfinished_run_dir(spec: RunSpec, wanted: set[str], root: Path = RUNS_ROOT) -> Path | None:
     """The newest run under `root` made with the same suite, agent and scoring that still lacks some of
     the `wanted` sample ids: running the same command without --out resumes it."""
-    suffix = _dir_suffix(config["suite"]["name"], config["agent"]["name"])
+    suffix = _dir_suffix(spec.suite["name"], spec.agent["name"])
+    identity = spec.identity()
     for candidate in sorted(root.glob(f"*-{suffix}"), reverse=True):
         if not (candidate / RUN_FILE).is_file():
             continue
         run = RunDir(candidate)
         try:
-            existing = run.config()
+            existing = run.spec().identity()
         except UserError:
             continue
-        if any(existing.get(key) != config.get(key) for key in IDENTITY_KEYS):
+        if any(existing[key] != identity[key] for key in IDENTITY_KEYS):
             continue
         if not wanted <= run.finished_ids():
             return candidate
@@ -102,101 +92,46 @@ def select_tasks(tasks: Sequence[Task], *, ids: Sequence[str] | None, limit: int
     return selected
 
 
-def run_config(suite: Suite, agent: Agent, scoring: dict[str, str], extra: dict[str, Any]) -> dict[str, Any]:
+def run_spec(
+    suite: Suite, agent: Agent, scoring: ScoringSettings, sandbox: SandboxSettings, concurrency: int
+) -> RunSpec:
     versions = {}
     for package in _REPORTED_PACKAGES:
         try:
             versions[package] = metadata.version(package)
         except metadata.PackageNotFoundError:
             versions[package] = None
-    return {
-        "daharness_version": __version__,
-        "created_at": datetime.now(UTC).isoformat(timespec="seconds"),
-        "suite": suite.describe(),
-        "agent": agent.describe(),
-        "scoring": scoring,
-        "python": sys.version.split()[0],
-        "platform": platform.platform(),
-        "packages": versions,
-        "command": sys.argv,
-        **extra,
-    }
+    return RunSpec(
+        daharness_version=__version__,
+        created_at=datetime.now(UTC).isoformat(timespec="seconds"),
+        suite=suite.describe(),
+        suite_spec=suite.reload_spec(),
+        agent=agent.describe(),
+        scoring=scoring,
+        sandbox={"backend": sandbox.backend, "limits": asdict(sandbox.limits)},
+        concurrency=concurrency,
+        python=sys.version.split()[0],
+        platform=platform.platform(),
+        packages=versions,
+        command=sys.argv,
+    )
 
 
-@dataclass(frozen=True)
-class SandboxSettings:
-    backend: Backend = "bwrap"
-    limits: Limits = field(default_factory=Limits)
-
-
-def run_sample(
-    task: Task,
-    agent: Agent,
-    run: RunDir,
-    *,
-    closed_form_mode: str,
-    attempt: int,
-    sandbox: SandboxSettings,
-    workspace_mode: str = "corrected",
+def run_and_record(
+    task: Task, agent: Agent, run: RunDir, *, attempt: int, sandbox: SandboxSettings, scoring: ScoringSettings
 ) -> SampleRecord:
-    """Run one sample end to end and append its record (the record is the commit point)."""
-    started_at = datetime.now(UTC).isoformat(timespec="milliseconds")
-    clock = time.perf_counter()
-    common: dict[str, Any] = {
-        "id": task.id,
-        "agent": agent.name,
-        "attempt": attempt,
-        "concepts": task.metadata.concepts,
-        "level": task.metadata.level,
-        "category": task.metadata.category,
-        "subcategory": task.metadata.subcategory,
-        "source_id": task.metadata.source_id,
-        "started_at": started_at,
-    }
-    workspace = None
-    trajectory: list[dict[str, Any]] = []
-    outcome: dict[str, Any] = {}
+    """Run one sample and write it: artifacts, trajectory, then the record (the commit point)."""
+    result = run_sample(task, agent, sandbox=sandbox, scoring=scoring, attempt=attempt)
     try:
-        workspace = Workspace.create(task)
-        with Sandbox(workspace, sandbox.limits, sandbox.backend) as box:
-            submission = agent.solve(task, box)
-        trajectory = submission.trajectory
-        outcome = {
-            "answer": submission.answer,
-            "finished": submission.finished,
-            "stop_reason": submission.stop_reason,
-        }
-        artifacts = workspace.copy_changed_to(run.artifacts_dir(task.id))
-        score = score_submission(
-            task,
-            submission,
-            closed_form_mode=closed_form_mode,
-            workspace_mode=workspace_mode,
-            workspace=workspace.root,
-        )
-        record = SampleRecord(
-            status="scored", score=score, answer=submission.answer, artifacts=artifacts,
-            agent_metrics=submission.metrics(), duration_s=round(time.perf_counter() - clock, 4), **common,
-        )  # fmt: skip
-    except ModelFatalError:
-        raise  # a wrong key, model or URL: the run stops instead of failing every sample
-    except Exception as exc:  # the harness failed: a crashed solution, the sandbox, a missing file, a bug
-        if isinstance(exc, InfrastructureError):
-            trajectory, error = exc.trajectory, str(exc)
-        elif isinstance(exc, SandboxError):
-            error = f"sandbox: {exc}"
-        else:
-            error = f"{type(exc).__name__}: {exc}"
-        record = SampleRecord(status="error", error=error, duration_s=time.perf_counter() - clock, **common)
+        if _stopping.is_set():
+            return result.record
+        if result.snapshot is not None:
+            run.save_artifacts(task.id, result.snapshot)
+        run.write_trajectory(result.trajectory)
+        run.append(result.record)
+        return result.record
     finally:
-        if workspace is not None:
-            workspace.remove()
-    if _stopping.is_set():
-        return record
-    saved = {"id": task.id, "agent": agent.name, "attempt": attempt, **outcome, "steps": trajectory}
-    run.write_trajectory(task.id, saved)
-    run.append(record)
-    return record
+        result.discard()
 
 
 def run_suite(
@@ -204,8 +139,7 @@ def run_suite(
     agent: Agent,
     out: Path | None,
     *,
-    closed_form_mode: str = "normalized",
-    workspace_mode: str = "corrected",
+    scoring: ScoringSettings | None = None,
     ids: Sequence[str] | None = None,
     limit: int | None = None,
     concurrency: int = 1,
@@ -216,20 +150,15 @@ def run_suite(
         raise UserError("--concurrency must be at least 1")
     console = console or Console(stderr=True, soft_wrap=True)
     sandbox = sandbox or SandboxSettings()
+    scoring = scoring or ScoringSettings()
     check_backend(sandbox.backend)
     selected = select_tasks(suite.tasks, ids=ids, limit=limit)
-    extra = {
-        "concurrency": concurrency,
-        "sandbox": {"backend": sandbox.backend, "limits": asdict(sandbox.limits)},
-    }
-    config = run_config(
-        suite, agent, {"closed_form_mode": closed_form_mode, "workspace_mode": workspace_mode}, extra
-    )
+    spec = run_spec(suite, agent, scoring, sandbox, concurrency)
     if out is None:
-        out = unfinished_run_dir(config, {task.id for task in selected}) or default_run_dir(
+        out = unfinished_run_dir(spec, {task.id for task in selected}) or default_run_dir(
             suite.name, agent.name
         )
-    run = RunDir.open_for_writing(out, config)
+    run = RunDir.open_for_writing(out, spec)
     latest = run.latest_records()
     pending = [task for task in selected if task.id not in run.finished_ids()]
     skipped = len(selected) - len(pending)
@@ -254,14 +183,13 @@ def run_suite(
                     attempt = latest[task.id].attempt + 1 if task.id in latest else 1
                     futures.add(
                         pool.submit(
-                            run_sample,
+                            run_and_record,
                             task,
                             agent,
                             run,
-                            closed_form_mode=closed_form_mode,
                             attempt=attempt,
                             sandbox=sandbox,
-                            workspace_mode=workspace_mode,
+                            scoring=scoring,
                         )
                     )
                 done, futures = wait(futures, return_when=FIRST_COMPLETED)

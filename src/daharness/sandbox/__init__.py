@@ -1,21 +1,37 @@
-"""The only place agent code runs: an isolated, resource-limited, stateful Python + Bash + SQL kernel."""
+"""The only place agent code runs: isolated, resource-limited, stateful Python + Bash + SQL kernels.
 
-from daharness.sandbox.backends import BACKENDS, UNSAFE_WARNING, Backend, check_backend
-from daharness.sandbox.limits import Limits
-from daharness.sandbox.observation import ErrorInfo, Observation
-from daharness.sandbox.session import Sandbox, SandboxError, kill_all_sandboxes
+Importing this package registers its backends (`bwrap`, `unsafe-local`); `open_sandbox` builds one by
+name for a task.
+"""
+
+from daharness.core.limits import Limits
+from daharness.core.registry import backends
+from daharness.core.task import Task
+from daharness.sandbox.bwrap import BwrapSandbox
+from daharness.sandbox.kernel_client import KernelSandbox, SandboxError, kill_all_sandboxes
+from daharness.sandbox.local import UNSAFE_WARNING, LocalSandbox
 from daharness.sandbox.workspace import Workspace
 
+
+def open_sandbox(backend: str, task: Task, limits: Limits | None = None) -> KernelSandbox:
+    """A (not yet started) sandbox of the named backend holding the task's visible files."""
+    return backends.get(backend).cls(task, limits)
+
+
+def check_backend(backend: str) -> None:
+    """Refuse, with a one-line reason, a backend that cannot work on this machine."""
+    backends.get(backend).cls.check()
+
+
 __all__ = [
-    "BACKENDS",
     "UNSAFE_WARNING",
-    "Backend",
-    "ErrorInfo",
+    "BwrapSandbox",
+    "KernelSandbox",
     "Limits",
-    "Observation",
-    "Sandbox",
+    "LocalSandbox",
     "SandboxError",
     "Workspace",
     "check_backend",
     "kill_all_sandboxes",
+    "open_sandbox",
 ]

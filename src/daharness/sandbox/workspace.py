@@ -1,15 +1,20 @@
-"""A sample's workspace: a fresh directory holding the task's visible files and nothing else."""
+"""A sample's workspace on the host: a fresh folder holding the task's visible files, and the frozen,
+symlink-free copy of it that scorers read once the agent is done."""
 
 from __future__ import annotations
 
 import hashlib
 import os
 import shutil
+import stat
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from daharness.tasks.model import Task
+from daharness.core.backend import SkipKind, SkippedEntry, Snapshot
+from daharness.core.task import Task
+
+_COPY_CHUNK = 1 << 20
 
 
 @dataclass
@@ -29,37 +34,50 @@ class Workspace:
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(item.source, target)
         workspace = cls(root)
-        workspace._initial = workspace._digests()
+        workspace._initial = {name: _digest(root / name) for name in walk(root)[0]}
         return workspace
 
-    def _files(self) -> list[Path]:
-        return [p for p in self.root.rglob("*") if p.is_file() and not p.is_symlink()]
-
-    def _digests(self) -> dict[str, str]:
-        return {p.relative_to(self.root).as_posix(): _digest(p) for p in self._files()}
-
-    def snapshot(self) -> dict[str, tuple[int, int]]:
-        """Cheap per-step state: size and modification time of every file."""
+    def snapshot_state(self) -> dict[str, tuple[int, int]]:
+        """Cheap per-step state: size and modification time of every regular file."""
         found = {}
-        for path in self._files():
-            stat = path.stat()
-            found[path.relative_to(self.root).as_posix()] = (stat.st_size, stat.st_mtime_ns)
+        for name in walk(self.root)[0]:
+            info = os.lstat(self.root / name)
+            found[name] = (info.st_size, info.st_mtime_ns)
         return found
 
     def changed_since(self, before: dict[str, tuple[int, int]]) -> list[str]:
-        return sorted(name for name, state in self.snapshot().items() if before.get(name) != state)
+        return sorted(name for name, state in self.snapshot_state().items() if before.get(name) != state)
 
     def changed_files(self) -> list[str]:
         """Files created or modified since the workspace was made, as relative paths."""
-        return sorted(name for name, digest in self._digests().items() if self._initial.get(name) != digest)
+        return sorted(
+            name for name in walk(self.root)[0] if self._initial.get(name) != _digest(self.root / name)
+        )
 
-    def copy_changed_to(self, target: Path) -> list[str]:
-        changed = self.changed_files()
-        for name in changed:
+    def read_file(self, name: str) -> bytes:
+        path = self.root / name
+        if not path.resolve().is_relative_to(self.root.resolve()) or not stat.S_ISREG(os.lstat(path).st_mode):
+            raise FileNotFoundError(f"{name}: not a regular file in the workspace")
+        return _read_no_follow(path)
+
+    def collect(self, target: Path) -> Snapshot:
+        """Copy every regular file to `target`; links, devices, FIFOs and sockets are left out and listed."""
+        files, skipped = walk(self.root)
+        target.mkdir(parents=True, exist_ok=True)
+        copied, changed = [], []
+        for name in files:
             destination = target / name
             destination.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(self.root / name, destination)
-        return changed
+            try:
+                digest = _copy_no_follow(self.root / name, destination)
+            except OSError:
+                skipped.append(SkippedEntry(name, "unreadable"))
+                continue
+            copied.append(name)
+            if self._initial.get(name) != digest:
+                changed.append(name)
+        removed = sorted(set(self._initial) - set(copied))
+        return Snapshot(target, frozenset(copied), tuple(sorted(changed)), tuple(skipped), tuple(removed))
 
     def hand_to(self, uid: int, gid: int) -> None:
         """Give the workspace to the sandbox's unprivileged user so that it can write there."""
@@ -67,16 +85,137 @@ class Workspace:
             os.lchown(path, uid, gid)
 
     def remove(self) -> None:
-        shutil.rmtree(self.root, ignore_errors=True)
+        remove_tree(self.root)
+
+
+def walk(root: Path) -> tuple[list[str], list[SkippedEntry]]:
+    """Regular files under `root` (relative POSIX paths, sorted) and every entry that is not one.
+
+    Iterative, never follows a link, and leaves out a regular file that has hard links outside the
+    tree (its link count exceeds the names found for it here)."""
+    files: dict[str, tuple[int, int]] = {}
+    skipped: list[SkippedEntry] = []
+    names_of: dict[tuple[int, int], int] = {}
+    links_of: dict[tuple[int, int], int] = {}
+    stack = [""]
+    while stack:
+        prefix = stack.pop()
+        try:
+            entries = list(os.scandir(root / prefix if prefix else root))
+        except OSError:
+            skipped.append(SkippedEntry(prefix or ".", "unreadable"))
+            continue
+        for entry in entries:
+            name = f"{prefix}/{entry.name}" if prefix else entry.name
+            try:
+                info = entry.stat(follow_symlinks=False)
+            except OSError:
+                skipped.append(SkippedEntry(name, "unreadable"))
+                continue
+            mode = info.st_mode
+            if stat.S_ISDIR(mode):
+                stack.append(name)
+            elif stat.S_ISREG(mode):
+                key = (info.st_dev, info.st_ino)
+                files[name] = key
+                names_of[key] = names_of.get(key, 0) + 1
+                links_of[key] = info.st_nlink
+            else:
+                skipped.append(SkippedEntry(name, _kind(mode), _link_target(entry.path, mode)))
+    regular = []
+    for name, key in files.items():
+        if links_of[key] > names_of[key]:
+            skipped.append(SkippedEntry(name, "hardlink"))
+        else:
+            regular.append(name)
+    return sorted(regular), sorted(skipped, key=lambda entry: entry.path)
+
+
+def remove_tree(root: Path) -> None:
+    """Remove a folder however deep it is (shutil.rmtree recurses and fails on very deep trees)."""
+    if not root.exists() and not root.is_symlink():
+        return
+    stack = [str(root)]
+    dirs: list[str] = []
+    while stack:
+        current = stack.pop()
+        dirs.append(current)
+        try:
+            entries = list(os.scandir(current))
+        except OSError:
+            continue
+        for entry in entries:
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    os.chmod(entry.path, 0o700)
+                    stack.append(entry.path)
+                else:
+                    os.unlink(entry.path)
+            except OSError:
+                continue
+    for folder in reversed(dirs):
+        try:
+            os.rmdir(folder)
+        except OSError:
+            continue
+
+
+def _kind(mode: int) -> SkipKind:
+    if stat.S_ISLNK(mode):
+        return "symlink"
+    if stat.S_ISFIFO(mode):
+        return "fifo"
+    if stat.S_ISSOCK(mode):
+        return "socket"
+    return "device"
+
+
+def _link_target(path: str, mode: int) -> str | None:
+    if not stat.S_ISLNK(mode):
+        return None
+    try:
+        return os.readlink(path)
+    except OSError:
+        return None
+
+
+def _open_no_follow(path: Path) -> int:
+    """A descriptor of a regular file, refusing links, FIFOs and devices (no blocking open of a FIFO)."""
+    descriptor = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+        os.close(descriptor)
+        raise OSError(f"{path}: not a regular file")
+    return descriptor
+
+
+def _read_no_follow(path: Path) -> bytes:
+    with os.fdopen(_open_no_follow(path), "rb") as handle:
+        return handle.read()
+
+
+def _copy_no_follow(source: Path, destination: Path) -> str:
+    """Copy a regular file without following links; returns its SHA-1."""
+    digest = hashlib.sha1()
+    with os.fdopen(_open_no_follow(source), "rb") as reader, destination.open("wb") as writer:
+        while chunk := reader.read(_COPY_CHUNK):
+            digest.update(chunk)
+            writer.write(chunk)
+    return digest.hexdigest()
 
 
 def _digest(path: Path) -> str:
     digest = hashlib.sha1()
     with path.open("rb") as handle:
-        while chunk := handle.read(1 << 20):
+        while chunk := handle.read(_COPY_CHUNK):
             digest.update(chunk)
     return digest.hexdigest()
 
 
 def _safe(text: str) -> str:
     return "".join(c if c.isalnum() or c in "-_" else "_" for c in text)[:40]
+
+
+def folder_snapshot(root: Path, changed: tuple[str, ...] = ()) -> Snapshot:
+    """A snapshot of a folder that already holds submitted files (rescoring, damaged copies)."""
+    files, skipped = walk(root)
+    return Snapshot(root, frozenset(files), changed, tuple(skipped))

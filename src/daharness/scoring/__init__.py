@@ -1,6 +1,10 @@
-"""Scorers: pure functions from (task, submission) to a Score. They never call a model or the network."""
+"""Scorers: registered functions from (task, submission, collected files) to a Score.
 
-from daharness.scoring.base import Score, combine
-from daharness.scoring.closed_form import score_closed_form
+They never call a model or the network, and read the agent's files only from the collected snapshot.
+Importing this package registers the built-in scorers.
+"""
 
-__all__ = ["Score", "combine", "score_closed_form"]
+from daharness.scoring import chart, closed_form, database, ml, table, text  # noqa: F401  (registration)
+from daharness.scoring.apply import score_submission
+
+__all__ = ["score_submission"]

@@ -95,7 +95,11 @@ from typing import Any, Literal
 
 import numpy as np
 
-from daharness.scoring.base import Score
+from daharness.core.registry import scorer
+from daharness.core.score import Score
+from daharness.core.scoring import ScoringContext
+from daharness.scoring.modes import WORKSPACE_MODES
+from daharness.scoring.outputs import OutputFileOptions, nothing_collected
 
 Mode = Literal["corrected", "compat"]
 MODES: tuple[Mode, ...] = ("corrected", "compat")
@@ -728,3 +732,27 @@ def _distinct(values: Any) -> list[str]:
 
 def _same(ok: bool) -> str:
     return "equal" if ok else "differ"
+
+
+class ChartScorerOptions(OutputFileOptions):
+    """Options of a `chart` scorer: `file` is the image the agent must save; its data comes from the
+    capture written beside it, the gold from the gold capture (`<gold image>.json`)."""
+
+    check: tuple[str, ...] = ("data",)
+    data_order_free: bool = False
+    data_scale_free: bool = False
+
+
+@scorer("chart", options=ChartScorerOptions, modes=WORKSPACE_MODES)
+def chart(context: ScoringContext, options: ChartScorerOptions) -> Score:
+    """The data and properties of a saved matplotlib chart against the gold chart's capture."""
+    image = context.output(options.file)
+    if image is None:
+        return nothing_collected(options.file)
+    capture = image.with_name(image.name + ".json")  # the image itself must exist too
+    gold_name = options.gold_name()
+    gold = context.gold(gold_name if gold_name.endswith(".json") else f"{gold_name}.json")
+    return score_chart(
+        capture if image.is_file() and capture.is_file() else None, gold, mode=context.mode,  # type: ignore[arg-type]
+        check=options.check, data_order_free=options.data_order_free, data_scale_free=options.data_scale_free,
+    )  # fmt: skip

@@ -21,8 +21,11 @@ import re
 from decimal import ROUND_HALF_UP, Context, Decimal, InvalidOperation
 from typing import Literal
 
-from daharness.scoring.base import Score
-from daharness.tasks.model import Task
+from daharness.core.registry import scorer
+from daharness.core.score import Score
+from daharness.core.scoring import NoOptions, ScoringContext
+from daharness.core.task import Task
+from daharness.scoring.modes import CLOSED_FORM_MODES
 
 Mode = Literal["strict", "normalized"]
 MODES: tuple[Mode, ...] = ("strict", "normalized")
@@ -225,3 +228,9 @@ def score_closed_form(task: Task, answer: str | None, *, mode: Mode = "normalize
         explanation=explanation,
         details={"mode": mode, "sub_answers": sub_answers, "correct": correct, "total": len(sub_answers)},
     )
+
+
+@scorer("closed_form", modes=CLOSED_FORM_MODES)
+def closed_form(context: ScoringContext, options: NoOptions) -> Score:
+    """`@name[value]` sub-answers in the final answer against the task's labels (InfiAgent-DABench)."""
+    return score_closed_form(context.task, context.submission.answer, mode=context.mode)  # type: ignore[arg-type]

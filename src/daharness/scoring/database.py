@@ -44,7 +44,11 @@ from typing import Any, Literal
 import duckdb
 import pandas as pd
 
-from daharness.scoring.base import Score
+from daharness.core.registry import scorer
+from daharness.core.score import Score
+from daharness.core.scoring import ScoringContext
+from daharness.scoring.modes import WORKSPACE_MODES
+from daharness.scoring.outputs import OutputFileOptions, nothing_collected
 from daharness.scoring.table import (
     ComparisonTimeout,
     Deadline,
@@ -282,3 +286,26 @@ def _explain(per_table: list[dict[str, Any]], rule: str) -> str:
     if missing:
         text += f" (missing: {', '.join(missing)})"
     return f"{text}; {rule}"
+
+
+class DatabaseScorerOptions(OutputFileOptions):
+    """Options of a `database` scorer in a task (DA-Code `compare_sqlite`); see `score_database`."""
+
+    tables: list[str] | None = None
+    ignore_order: bool | None = None
+    score_rule: ScoreRule | None = None
+    tolerance: float | None = None
+    timeout_s: float | None = None
+
+
+@scorer("database", options=DatabaseScorerOptions, modes=WORKSPACE_MODES)
+def database(context: ScoringContext, options: DatabaseScorerOptions) -> Score:
+    """A SQLite or DuckDB file the agent filled against a gold database, table by table."""
+    predicted = context.output(options.file)
+    if predicted is None:
+        return nothing_collected(options.file)
+    return score_database(
+        predicted, context.gold(options.gold_name()), mode=context.mode, tables=options.tables,  # type: ignore[arg-type]
+        ignore_order=options.ignore_order, score_rule=options.score_rule, tolerance=options.tolerance,
+        timeout_s=options.timeout_s,
+    )  # fmt: skip

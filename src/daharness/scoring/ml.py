@@ -81,7 +81,11 @@ from sklearn.metrics import (
 from sklearn.preprocessing import LabelEncoder
 from sklearn.utils import resample
 
-from daharness.scoring.base import Score
+from daharness.core.registry import scorer
+from daharness.core.score import Score
+from daharness.core.scoring import ScoringContext
+from daharness.scoring.modes import WORKSPACE_MODES
+from daharness.scoring.outputs import OutputFileOptions, nothing_collected
 
 Mode = Literal["corrected", "compat"]
 MODES: tuple[Mode, ...] = ("corrected", "compat")
@@ -876,3 +880,27 @@ def _cluster_columns(
     if not numeric:
         raise _Unscorable("the predicted file has no numeric feature column besides the cluster labels")
     return frame[numeric], frame[label]
+
+
+class MlScorerOptions(OutputFileOptions):
+    """Options of an `ml` scorer in a task (DA-Code `compare_ml` / `compare_competition_ml`)."""
+
+    metric: str
+    lower_bound: float = 0.0
+    upper_bound: float = 1.0
+    id_column: str | None = None
+    target_column: str | None = None
+    average: Average = "weighted"
+    evaluator: Evaluator = "compare_ml"
+
+
+@scorer("ml", options=MlScorerOptions, modes=WORKSPACE_MODES)
+def ml(context: ScoringContext, options: MlScorerOptions) -> Score:
+    """A predictions CSV against gold labels with a metric normalized between the task's bounds."""
+    predicted = context.output(options.file)
+    if predicted is None:
+        return nothing_collected(options.file)
+    return score_ml(
+        predicted, context.gold(options.gold_name()), mode=context.mode,  # type: ignore[arg-type]
+        **options.model_dump(exclude={"file", "gold"}),
+    )  # fmt: skip

@@ -64,7 +64,11 @@ from typing import IO, Any, Literal
 import numpy as np
 import pandas as pd
 
-from daharness.scoring.base import Score
+from daharness.core.registry import scorer
+from daharness.core.score import Score
+from daharness.core.scoring import ScoringContext
+from daharness.scoring.modes import WORKSPACE_MODES
+from daharness.scoring.outputs import OutputFileOptions, nothing_collected
 
 Mode = Literal["corrected", "compat"]
 ScoreRule = Literal["all", "divide"]
@@ -677,3 +681,31 @@ def score_table(
     if len(candidates) > 1:
         explanation += f"; best of {len(candidates)} gold files: {Path(chosen['gold']).name}"
     return Score(value=min(1.0, max(0.0, chosen["score"])), explanation=explanation, details=details)
+
+
+class TableScorerOptions(OutputFileOptions):
+    """Options of a `table` scorer in a task (DA-Code `compare_csv`); see `score_table`."""
+
+    gold: str | list[str] | None = None  # type: ignore[assignment]  # several acceptable gold tables
+    condition_cols: list[int | str] | int | str | None = None
+    ignore_order: bool = False
+    score_rule: ScoreRule | None = None
+    tolerance: float | None = None
+    timeout_s: float | None = None
+
+
+@scorer("table", options=TableScorerOptions, modes=WORKSPACE_MODES)
+def table(context: ScoringContext, options: TableScorerOptions) -> Score:
+    """A CSV the agent wrote against one or more gold CSVs, column by column (DA-Code compare_csv)."""
+    predicted = context.output(options.file)
+    if predicted is None:
+        return nothing_collected(options.file)
+    names = options.gold or options.file
+    golds = [context.gold(name) for name in ([names] if isinstance(names, str) else names)]
+    condition = (
+        [options.condition_cols] if isinstance(options.condition_cols, int | str) else options.condition_cols
+    )
+    return score_table(
+        predicted, golds, mode=context.mode, condition_cols=condition, ignore_order=options.ignore_order,  # type: ignore[arg-type]
+        score_rule=options.score_rule, tolerance=options.tolerance, timeout_s=options.timeout_s,
+    )  # fmt: skip

@@ -52,7 +52,11 @@ from typing import Any, Literal
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
-from daharness.scoring.base import Score
+from daharness.core.registry import scorer
+from daharness.core.score import Score
+from daharness.core.scoring import ScorerOptions, ScoringContext
+from daharness.scoring.modes import WORKSPACE_MODES
+from daharness.scoring.outputs import nothing_collected
 
 Mode = Literal["corrected", "compat"]
 MODES: tuple[Mode, ...] = ("corrected", "compat")
@@ -458,3 +462,35 @@ def score_text(
     else:
         explanation = "answer equals the gold value" if value == 1.0 else "answer differs from the gold value"
     return Score(value=value, explanation=explanation, details=details)
+
+
+class TextScorerOptions(ScorerOptions):
+    """Options of a `text` scorer: the expected value inline (`expected`) or in a gold JSON file (`gold`);
+    the answer is the agent's final answer, or the file `file` when given."""
+
+    expected: Any = None
+    gold: str | None = None
+    file: str | None = None
+    ignore_order: bool = False
+    tolerance: float = 1e-2
+    score_rule: ScoreRule = "all"
+
+
+@scorer("text", options=TextScorerOptions, modes=WORKSPACE_MODES)
+def text(context: ScoringContext, options: TextScorerOptions) -> Score:
+    """A text or JSON answer (or answer file) against the expected value, key by key (DA-Code compare_text)."""
+    if "expected" in options.model_fields_set:
+        expected = options.expected
+    elif options.gold:
+        expected = json.loads(context.gold(options.gold).read_text(encoding="utf-8"))
+    else:
+        raise ValueError(f"task {context.task.id}: a text scorer needs 'expected' or 'gold'")
+    answer_file = None
+    if options.file:
+        answer_file = context.output(options.file)
+        if answer_file is None:
+            return nothing_collected(options.file)
+    return score_text(
+        expected, answer_text=context.submission.answer, answer_file=answer_file, mode=context.mode,  # type: ignore[arg-type]
+        ignore_order=options.ignore_order, tolerance=options.tolerance, score_rule=options.score_rule,
+    )  # fmt: skip

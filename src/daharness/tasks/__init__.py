@@ -1,5 +1,6 @@
-"""The Task model and the loaders of official benchmark formats."""
+"""Loaders of suite formats (official files and our own folders) into the one Task schema.
 
-from daharness.tasks.model import Conjunction, Family, Task, task_json_schema
+Importing this package registers the formats: `dabench`, `workspace` (and what later modules add).
+"""
 
-__all__ = ["Conjunction", "Family", "Task", "task_json_schema"]
+from daharness.tasks import dabench, workspace_suite  # noqa: F401  (registration)

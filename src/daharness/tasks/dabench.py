@@ -10,12 +10,14 @@ are errors naming the file and line.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from daharness.errors import UserError, located
-from daharness.jsonl import iter_jsonl
-from daharness.tasks.model import (
+from daharness.core.errors import UserError, located
+from daharness.core.registry import suite_format
+from daharness.core.suite import Suite
+from daharness.core.task import (
     AnswerFormat,
     Family,
     Gold,
@@ -25,6 +27,8 @@ from daharness.tasks.model import (
     TaskMetadata,
     WorkspaceFile,
 )
+from daharness.jsonl import iter_jsonl
+from daharness.tasks.manifest import read_manifest
 
 SOURCE = "InfiAgent-DABench"
 _FORMAT_NAME = re.compile(r"@(\w+)\[")
@@ -174,3 +178,48 @@ def _to_task(
         reference=reference,
         warnings=warnings,
     )
+
+
+@suite_format("dabench", prefix="dabench:")
+def dabench_suite(location: Path, options: Mapping[str, Any]) -> Suite:
+    """Official InfiAgent-DABench files: `dabench:QUESTIONS.jsonl` (labels and tables beside it, or
+    `--labels` / `--tables`), or a built-in folder whose suite.json names its files."""
+    if location.is_dir():
+        manifest = read_manifest(location)
+        tasks = load_dabench(
+            location / manifest["questions"],
+            location / manifest["labels"],
+            location / manifest["tables"],
+            suite=manifest["name"],
+            solutions=location / manifest["solutions"] if manifest.get("solutions") else None,
+        )
+        return Suite(manifest["name"], tasks, manifest.get("description", ""), {"builtin": manifest["name"]})
+    return _load_by_path(location, options.get("labels"), options.get("tables"))
+
+
+def _load_by_path(questions: Path, labels: Path | None, tables: Path | None) -> Suite:
+    if not questions.is_file():
+        raise UserError(f"{questions}: questions file not found")
+    if labels is None:
+        guess = questions.with_name(questions.name.replace("questions", "labels"))
+        if guess == questions or not guess.is_file():
+            raise UserError(f"{questions}: no labels file beside it; name one with --labels")
+        labels = guess
+    if tables is None:
+        candidates = [questions.parent / "da-dev-tables", questions.parent / "tables"]
+        tables = next((c for c in candidates if c.is_dir()), None)
+        if tables is None:
+            raise UserError(
+                f"{questions}: no tables folder (da-dev-tables/ or tables/) beside it; use --tables"
+            )
+    name = f"dabench:{questions.stem}"
+    solutions = questions.parent / "solutions"  # optional reference solutions, <id>.py
+    tasks = load_dabench(
+        questions, labels, tables, suite=name, solutions=solutions if solutions.is_dir() else None
+    )
+    sources = {
+        "questions": str(questions.resolve()),
+        "labels": str(labels.resolve()),
+        "tables": str(tables.resolve()),
+    }
+    return Suite(name=name, tasks=tasks, sources=sources)

@@ -12,9 +12,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from daharness.errors import UserError, located
-from daharness.jsonl import iter_jsonl
-from daharness.tasks.model import (
+from daharness.core.errors import UserError, located
+from daharness.core.registry import check_task_scorers, scorers
+from daharness.core.task import (
     AnswerFormat,
     Conjunction,
     Family,
@@ -23,6 +23,7 @@ from daharness.tasks.model import (
     Task,
     TaskMetadata,
 )
+from daharness.jsonl import iter_jsonl
 from daharness.tasks.workspace_suite import gold_files, visible_files
 
 SOURCE = "DA-Code"
@@ -34,13 +35,10 @@ FUNC_TO_SCORER = {
     "compare_competition_ml": "ml",
     "compare_image": "chart",
 }
-KNOWN_OPTIONS = {
-    "table": {"condition_cols", "ignore_order", "score_rule"},
-    "database": {"ignore_order", "score_rule", "tables"},
-    "text": {"ignore_order", "score_rule"},
-    "ml": {"id_column", "target_column", "average"},
-    "chart": {"check", "data_order_free", "data_scale_free"},
-}
+# options the loader itself fills in from the eval config; an official `options` entry may not set them
+_FILLED_BY_LOADER = frozenset(
+    {"file", "gold", "expected", "metric", "lower_bound", "upper_bound", "evaluator"}
+)
 # DA-Code's task names -> (category, sub-category) of the paper's taxonomy
 _TAXONOMY = {
     "data cleaning": ("DW", "data cleaning"),
@@ -81,6 +79,11 @@ def load_dacode(
     return tasks
 
 
+def known_options(scorer_name: str) -> set[str]:
+    """The official option names a scorer accepts (its options model, less what the loader fills)."""
+    return set(scorers.get(scorer_name).options.model_fields) - _FILLED_BY_LOADER
+
+
 def _as_list(value: Any) -> list[Any]:
     return value if isinstance(value, list) else [value]
 
@@ -99,7 +102,7 @@ def _to_task(task: dict[str, Any], evaluation: dict[str, Any], source: Path, gol
             warnings.append(f"task {task_id}: metric {func!r} is not supported; it is skipped")
             continue
         given = dict(options[index] if index < len(options) and options[index] else options[0] or {})
-        for unknown in sorted(set(given) - KNOWN_OPTIONS[name]):
+        for unknown in sorted(set(given) - known_options(name)):
             warnings.append(f"task {task_id}: unknown option {unknown!r} for {func} (ignored)")
             given.pop(unknown)
         result = results[index] if index < len(results) else (results[0] if results else {})
@@ -107,7 +110,7 @@ def _to_task(task: dict[str, Any], evaluation: dict[str, Any], source: Path, gol
     category, subcategory = _TAXONOMY.get(str(config.get("task", task.get("type", ""))).lower(), (None, None))
     hardness = str(config.get("hardness") or task.get("hardness") or "").lower() or None
     conj = evaluation.get("conj", "avg")
-    return Task(
+    converted = Task(
         id=task_id,
         suite=suite,
         family=Family.workspace,
@@ -129,6 +132,8 @@ def _to_task(task: dict[str, Any], evaluation: dict[str, Any], source: Path, gol
         ),
         warnings=warnings,
     )
+    check_task_scorers(converted)  # a wrong option type is an error naming the task and field
+    return converted
 
 
 def _spec_options(

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-import json
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from daharness.errors import UserError, located
-from daharness.tasks.model import (
+from daharness.core.errors import UserError
+from daharness.core.registry import check_task_scorers, suite_format
+from daharness.core.suite import Suite
+from daharness.core.task import (
     AnswerFormat,
     Conjunction,
     Family,
@@ -19,12 +21,23 @@ from daharness.tasks.model import (
     TaskMetadata,
     WorkspaceFile,
 )
+from daharness.jsonl import read_json
+from daharness.tasks.manifest import read_manifest
 
-WORKSPACE_SCORERS = ("table", "database", "text", "ml", "chart")
 _KNOWN_FIELDS = {
     "id", "instruction", "category", "subcategory", "level", "outputs", "scorers", "conjunction",
     "answer", "threshold", "source", "tags",
 }  # fmt: skip
+
+
+@suite_format("workspace", prefix="workspace:")
+def workspace_suite(location: Path, options: Mapping[str, Any]) -> Suite:
+    """A folder of DA-Code style tasks, one sub-folder each (docs/workspace-suites.md)."""
+    if not location.is_dir():
+        raise UserError(f"{location}: not a folder of workspace tasks")
+    manifest = read_manifest(location)
+    tasks = load_workspace_suite(location, suite=manifest["name"])
+    return Suite(manifest["name"], tasks, manifest.get("description", ""), {"builtin": manifest["name"]})
 
 
 def load_workspace_suite(folder: Path, *, suite: str) -> list[Task]:
@@ -53,12 +66,9 @@ def gold_files(folder: Path) -> list[GoldFile]:
 
 def _load_task(task_dir: Path, suite: str) -> Task:
     path = task_dir / "task.json"
-    try:
-        raw: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise UserError(f"{path}: missing") from None
-    except json.JSONDecodeError as exc:
-        raise located(path, f"not valid JSON ({exc.msg})", exc.lineno) from None
+    raw = read_json(path)
+    if not isinstance(raw, dict):
+        raise UserError(f"{path}: expected a JSON object")
     for field in ("instruction", "scorers"):
         if field not in raw:
             raise UserError(f"{path}: missing field {field!r}")
@@ -67,8 +77,8 @@ def _load_task(task_dir: Path, suite: str) -> Task:
     ]
     scorers = []
     for index, spec in enumerate(raw["scorers"]):
-        if not isinstance(spec, dict) or spec.get("name") not in WORKSPACE_SCORERS:
-            raise UserError(f"{path}: scorers[{index}]: name must be one of {', '.join(WORKSPACE_SCORERS)}")
+        if not isinstance(spec, dict) or not isinstance(spec.get("name"), str):
+            raise UserError(f"{path}: scorers[{index}]: an object with a scorer 'name' is expected")
         scorers.append(ScorerSpec(name=spec["name"], options=dict(spec.get("options") or {})))
     try:
         conjunction = Conjunction(raw.get("conjunction", "avg"))
@@ -85,7 +95,7 @@ def _load_task(task_dir: Path, suite: str) -> Task:
             language="bash", code=(task_dir / "solution.sh").read_text(encoding="utf-8")
         )
     outputs = list(raw.get("outputs", []))
-    return Task(
+    task = Task(
         id=str(raw.get("id", task_dir.name)),
         suite=suite,
         family=Family.workspace,
@@ -109,3 +119,8 @@ def _load_task(task_dir: Path, suite: str) -> Task:
         reference=reference,
         warnings=warnings,
     )
+    try:
+        check_task_scorers(task)
+    except UserError as exc:
+        raise UserError(f"{path}: {exc}") from None
+    return task

@@ -6,7 +6,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from daharness.scoring.base import Score
+from daharness.core.score import Score
 
 Status = Literal["scored", "error"]
 
@@ -16,6 +16,7 @@ class SampleRecord(BaseModel):
     status: Status
     attempt: int = 1
     agent: str
+    family: str | None = Field(default=None, description="The task's family; None in runs made before 0.2.")
     score: Score | None = None
     answer: str | None = None
     error: str | None = Field(default=None, description="What failed in the harness, for status 'error'.")
@@ -24,6 +25,7 @@ class SampleRecord(BaseModel):
     category: str | None = None
     subcategory: str | None = None
     source_id: int | str | None = None
+    tags: list[str] = Field(default_factory=list)
     artifacts: list[str] = Field(default_factory=list)
     agent_metrics: dict[str, Any] = Field(
         default_factory=dict,

@@ -7,7 +7,15 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from daharness.tasks.model import Conjunction
+from daharness.core.task import Conjunction
+
+
+class Check(BaseModel):
+    """One named check inside a score (a gold key, a table column, a chart property...)."""
+
+    name: str
+    passed: bool
+    explanation: str = ""
 
 
 class Score(BaseModel):
@@ -15,11 +23,14 @@ class Score(BaseModel):
 
     `excluded` marks a sample that a rule leaves out of every denominator (official DABench does this
     for questions without a response); such a sample still has a record, it just counts nowhere.
+    `checks` lists the individual checks where a scorer has them; `details` holds everything else a
+    reader needs to see why the value is what it is.
     """
 
     value: float = Field(ge=0.0, le=1.0)
     excluded: bool = False
     explanation: str = ""
+    checks: list[Check] = Field(default_factory=list)
     details: dict[str, Any] = Field(default_factory=dict)
 
 

@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 
 class Family(StrEnum):
-    """The four benchmark families of DESIGN.md."""
+    """The four built-in benchmark families of DESIGN.md (a plugin may register more by name)."""
 
     closed_form = "closed_form"
     workspace = "workspace"
@@ -113,7 +113,10 @@ class ReferenceSolution(_Model):
 class Task(_Model):
     id: str
     suite: str
-    family: Family
+    family: str = Field(
+        pattern=r"^[a-z][a-z0-9_]*$",
+        description="A registered family: closed_form, workspace, interactive, workflow, or a plugin's.",
+    )
     instructions: list[str] = Field(
         min_length=1, description="The request; several entries for multi-turn tasks, in order."
     )
@@ -135,7 +138,3 @@ class Task(_Model):
     def instruction(self) -> str:
         """The first (for single-turn tasks: the only) instruction."""
         return self.instructions[0]
-
-
-def task_json_schema() -> dict[str, Any]:
-    return Task.model_json_schema()

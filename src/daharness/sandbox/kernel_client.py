@@ -1,6 +1,6 @@
-"""One sample's sandbox: a persistent kernel in an isolated workspace, driven step by step.
+"""The host side of a kernel sandbox: one persistent kernel per sample, driven step by step.
 
-    with Sandbox(workspace, limits, backend="bwrap") as box:
+    with BwrapSandbox(task, limits) as box:
         box.python("import pandas as pd; df = pd.read_csv('data.csv')")
         box.python("print(df.shape)")        # variables survive between steps
         box.bash("ls -l")
@@ -8,7 +8,8 @@
 
 Every step returns an Observation. A step that outlives its timeout is interrupted inside the kernel;
 if the kernel does not answer shortly after, the whole sandbox is killed and started again (its
-variables are lost, and the observation says so). Closing the sandbox kills every process it started.
+variables are lost, and the observation says so). Closing the sandbox kills every process it started
+and removes its workspace. Backends differ only in how the kernel is launched (`launch`).
 """
 
 from __future__ import annotations
@@ -21,56 +22,84 @@ import signal
 import subprocess
 import threading
 import time
+from abc import abstractmethod
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from daharness.sandbox.backends import Backend, launch
-from daharness.sandbox.limits import Limits
-from daharness.sandbox.observation import ErrorInfo, Observation
+from daharness.core.backend import SandboxBackend, Snapshot
+from daharness.core.limits import Limits
+from daharness.core.observation import ErrorInfo, Observation
+from daharness.core.task import Task
+from daharness.sandbox.cgroups import SandboxCgroup
 from daharness.sandbox.workspace import Workspace
 
 _PROCESS_HEADROOM = 4  # the kernel's own threads count against the limit too
 _GRACE_S = 3.0  # how long a kernel may take to answer after its own step timeout fired
 _START_TIMEOUT_S = 60.0
-_live: set[Sandbox] = set()
+_live: set[KernelSandbox] = set()
 _live_lock = threading.Lock()
+StepKind = Literal["python", "bash", "sql", "write_file"]
 
 
 class SandboxError(RuntimeError):
     """The sandbox itself failed (could not start, died repeatedly): an infrastructure error."""
 
 
-class Sandbox:
-    def __init__(
-        self, workspace: Workspace, limits: Limits | None = None, backend: Backend = "bwrap"
-    ) -> None:
-        self.workspace = workspace
+@dataclass
+class Launch:
+    command: list[str]
+    env: dict[str, str]
+    uid: int | None  # the sandbox's own host user id, when daharness runs as root
+
+
+class KernelSandbox(SandboxBackend):
+    """A sandbox whose steps run in the `daharness_kernel` process; subclasses say how to launch it."""
+
+    workspace_path = "/workspace"
+
+    def __init__(self, task: Task, limits: Limits | None = None) -> None:
         self.limits = limits or Limits()
-        self.backend: Backend = backend
-        self.workdir = "/workspace" if backend == "bwrap" else str(workspace.root)
+        self.workspace = Workspace.create(task)
+        self.workdir = self.workspace_path
         self.restarts = 0
         self._process: subprocess.Popen[bytes] | None = None
         self._buffer = b""
-        self._uid: int | None = None
         self._deadline = time.monotonic() + self.limits.sample_timeout_s
         self._lock = threading.Lock()
+        self._closed = False
+        self._uid: int | None = None
+        self._cgroup: SandboxCgroup | None = None
+
+    @abstractmethod
+    def launch(self) -> Launch:
+        """The command, environment and user id that start the kernel."""
+
+    def release(self) -> None:
+        """Free what `launch` reserved (e.g. a user id); called once when the sandbox closes."""
+
+    @property
+    def own_pid_namespace(self) -> bool:
+        return False
+
+    def processes(self) -> list[int]:
+        """Host pids of every process the sandbox runs now (from its control group, else its user id)."""
+        if self._cgroup is not None:
+            return self._cgroup.pids()
+        return _pids_of_uid(self._uid) if self._uid is not None else []
 
     # ---- life cycle ---------------------------------------------------------------------------------
 
-    def __enter__(self) -> Sandbox:
-        self.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
     def start(self) -> None:
-        plan = launch(self.backend, self.workspace.root, self.limits)
+        plan = self.launch()
         self._uid = plan.uid
         if plan.uid is not None:
             self.workspace.hand_to(plan.uid, plan.uid)
+        if self._cgroup is None and self.own_pid_namespace:
+            self._cgroup = SandboxCgroup.create(max_processes=self.limits.processes + 2 * _PROCESS_HEADROOM)
+        command = self._cgroup.join_command(plan.command) if self._cgroup else plan.command
         self._process = subprocess.Popen(
-            plan.command,
+            command,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
@@ -87,7 +116,7 @@ class Sandbox:
             detail = self._stderr_tail()
             self._kill()
             raise SandboxError(
-                f"the {self.backend} sandbox did not start: {detail or 'no error output'}"
+                f"the {self.name} sandbox did not start: {detail or 'no error output'}"
             ) from None
         if not hello.get("ready"):
             self._kill()
@@ -97,6 +126,15 @@ class Sandbox:
         self._kill()
         with _live_lock:
             _live.discard(self)
+        if not self._closed:
+            self._closed = True
+            if self._cgroup is not None:
+                self._cgroup.remove()
+            self.release()
+            self.workspace.remove()
+
+    def interrupt(self) -> None:
+        self._kill()
 
     # ---- actions ------------------------------------------------------------------------------------
 
@@ -112,19 +150,23 @@ class Sandbox:
         return self._step("sql", {"database": database, "query": query, "output": output}, timeout)
 
     def write_file(self, path: str, content: str) -> Observation:
-        """Write a text file as the sandbox's user (relative paths land in the workspace)."""
         return self._step("write_file", {"path": path, "content": content}, None)
+
+    def read_file(self, path: str) -> bytes:
+        relative = path.removeprefix(self.workdir).lstrip("/") if path.startswith(self.workdir) else path
+        return self.workspace.read_file(relative)
+
+    def changed_files(self) -> list[str]:
+        return self.workspace.changed_files()
+
+    def snapshot(self, target: Path) -> Snapshot:
+        return self.workspace.collect(target)
 
     @property
     def time_left_s(self) -> float:
         return self._deadline - time.monotonic()
 
-    def _step(
-        self,
-        kind: Literal["python", "bash", "sql", "write_file"],
-        payload: dict[str, Any],
-        timeout: float | None,
-    ) -> Observation:
+    def _step(self, kind: StepKind, payload: dict[str, Any], timeout: float | None) -> Observation:
         if self.time_left_s <= 0:
             return Observation.failure(
                 kind, "TimeoutError", f"the sample's {self.limits.sample_timeout_s:g} s are used up"
@@ -133,9 +175,11 @@ class Sandbox:
             timeout or self.limits.step_timeout_s, self.limits.step_timeout_s, self.time_left_s
         )
         with self._lock:
-            before = self.workspace.snapshot()
+            before = self.workspace.snapshot_state()
             started = time.perf_counter()
             try:
+                if self._process is None:  # interrupted or killed since the last step
+                    raise SandboxError("the kernel was stopped")
                 self._send({"kind": kind, "timeout": step_timeout, **payload})
                 reply = self._read_message(time.monotonic() + step_timeout + _GRACE_S)
             except SandboxError as exc:
@@ -158,7 +202,7 @@ class Sandbox:
         return observation
 
     def _process_limit_reached(self, reply: dict[str, Any], observation: Observation) -> bool:
-        if self.backend != "bwrap":
+        if not self.own_pid_namespace:
             return False
         if reply.get("processes", 0) >= self.limits.processes - _PROCESS_HEADROOM:
             return True
@@ -176,11 +220,10 @@ class Sandbox:
         self.restarts += 1
         self.start()
         observation.restarted = True
-        notice = (
+        observation.stderr += (
             f"\n[the sandbox reached its limit of {self.limits.processes} processes; all its processes were "
             "killed and the kernel was restarted, so its variables are lost]\n"
         )
-        observation.stderr += notice
 
     def _recover(
         self, kind: str, reason: str, started: float, before: dict[str, tuple[int, int]]
@@ -192,13 +235,14 @@ class Sandbox:
             self.start()
         except SandboxError as exc:
             raise SandboxError(f"{reason}; restarting the sandbox failed: {exc}") from None
+        timed_out = "no answer" in reason
         observation = Observation.failure(
             kind,
-            "TimeoutError" if "no answer" in reason else "KernelDied",
+            "TimeoutError" if timed_out else "KernelDied",
             f"{reason}; the kernel was restarted and its variables are lost",
         )
         observation.restarted = True
-        observation.timed_out = "no answer" in reason
+        observation.timed_out = timed_out
         observation.duration_s = time.perf_counter() - started
         observation.files_changed = self.workspace.changed_since(before)
         return observation
@@ -228,7 +272,13 @@ class Sandbox:
                 raise SandboxError("the kernel exited")
             self._buffer += chunk
         line, _, self._buffer = self._buffer.partition(b"\n")
-        return json.loads(line)
+        try:
+            message = json.loads(line)
+        except ValueError:
+            raise SandboxError("the kernel sent an unreadable reply") from None
+        if not isinstance(message, dict):
+            raise SandboxError("the kernel sent an unreadable reply")
+        return message
 
     def _stderr_tail(self) -> str:
         if self._process is None or self._process.stderr is None:
@@ -247,7 +297,9 @@ class Sandbox:
         for stream in (process.stdin, process.stdout, process.stderr):
             if stream is not None:
                 stream.close()
-        if self._uid is not None:
+        if self._cgroup is not None:
+            self._cgroup.kill_all()
+        elif self._uid is not None:
             _kill_uid(self._uid)
 
 
@@ -256,11 +308,12 @@ def kill_all_sandboxes() -> None:
     with _live_lock:
         boxes = list(_live)
     for box in boxes:
-        box._kill()
+        box.interrupt()
 
 
 def _kill_uid(uid: int, wait_s: float = 2.0) -> None:
-    """Make sure no process of a sandbox's own user id survives it (e.g. one that escaped its group)."""
+    """Make sure no process of a sandbox's own user id survives it (e.g. one that escaped its group).
+    The id is this sandbox's alone on the machine (see `uids.py`), so nothing else is touched."""
     deadline = time.monotonic() + wait_s
     while True:
         pids = _pids_of_uid(uid)

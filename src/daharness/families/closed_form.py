@@ -1,4 +1,4 @@
-"""The InfiAgent-DABench figures, computed as the official analysis script does, plus a level breakdown.
+"""The closed-form family's figures (InfiAgent-DABench), computed as the official analysis script does, plus a level breakdown.
 
 Input is one `QuestionResult` per question. Excluded questions (strict mode: no response) count in no
 denominator, exactly like the official script; in normalized mode nothing is excluded but unscorable
@@ -11,6 +11,15 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
+
+from rich.table import Table
+
+from daharness.core.family import FamilyBase
+from daharness.core.record import SampleRecord
+from daharness.core.registry import family
+from daharness.report.html import card, svg_bars
+from daharness.report.html import pct as pct_html
+from daharness.report.terminal import pct
 
 ACCURACY_BY_QUESTION = "Accuracy by Question"
 ACCURACY_PROPORTIONAL = "Accuracy Proportional by Sub-Question"
@@ -80,3 +89,69 @@ def question_result(
     subs = score_details.get("sub_answers", {})
     correctness = {name: bool(entry["correct"]) for name, entry in subs.items()}
     return QuestionResult(id=id, correctness=correctness, concepts=concepts, level=level, excluded=excluded)
+
+
+def question_results(records: Sequence[SampleRecord]) -> list[QuestionResult]:
+    scored = [r for r in records if r.status == "scored" and r.score is not None]
+    return [question_result(r.id, r.score.details, r.score.excluded, r.concepts, r.level) for r in scored]  # type: ignore[union-attr]
+
+
+def print_dabench(console: Any, figures: dict[str, Any], title: str) -> None:
+    """Print the DABench figures: main results, then by concept, by concept count and by level."""
+    main = Table(title=title, title_justify="left", show_header=True)
+    main.add_column("metric")
+    main.add_column("value", justify="right")
+    for name, value in figures["main_results"].items():
+        main.add_row(name, pct(value))
+    main.add_row("Accuracy for >= 2 concepts", pct(figures["two_or_more_concepts_accuracy"]))
+    counts = figures.get("counts", {})
+    if counts:
+        main.add_row("questions counted / excluded", f"{counts['counted']} / {counts['excluded']}")
+    console.print(main)
+    breakdown = Table(show_header=True, title_justify="left")
+    breakdown.add_column("breakdown")
+    breakdown.add_column("group")
+    breakdown.add_column(ACCURACY_BY_QUESTION, justify="right")
+    sections = (
+        ("concept", figures["concept_accuracy_analysis"]),
+        ("# concepts", figures["concept_count_accuracy_analysis"]),
+        ("level", figures["by_level"]),
+    )
+    for label, values in sections:
+        for group, value in sorted(values.items()):
+            breakdown.add_row(label, str(group), pct(value))
+    console.print(breakdown)
+
+
+@family("closed_form", order=10)
+class ClosedFormFamily(FamilyBase):
+    """InfiAgent-DABench: accuracy by question, proportional and by sub-question; by concept and level."""
+
+    mode_group = "closed_form"
+    title = "closed-form (InfiAgent-DABench)"
+
+    def figures(self, records: list[SampleRecord]) -> dict[str, Any] | None:
+        return dabench_figures(question_results(records))
+
+    def print_figures(self, console: Any, figures: dict[str, Any], title: str) -> None:
+        print_dabench(console, figures, title)
+
+    def html(self, figures: dict[str, Any]) -> str:
+        cards = "".join(card(name, pct_html(value)) for name, value in figures["main_results"].items())
+        return (
+            f'<div class="cards">{cards}</div><div class="charts">'
+            f"<figure>{svg_bars(figures['concept_accuracy_analysis'], 'Accuracy by concept', True)}</figure>"
+            f"<figure>{svg_bars(figures['by_level'], 'Accuracy by level', False)}</figure></div>"
+        )
+
+
+def official_analysis(figures: dict[str, Any]) -> dict[str, Any]:
+    """The official `*_evaluation_analysis.json` layout, plus `by_level`."""
+    keys = (
+        "main_results",
+        "concept_accuracy_analysis",
+        "concept_count_accuracy_analysis",
+        "two_or_more_concepts_accuracy",
+        "by_level",
+    )
+    return {key: figures[key] for key in keys}

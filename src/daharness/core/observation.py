@@ -29,6 +29,12 @@ class Observation(BaseModel):
     def ok(self) -> bool:
         return self.error is None and self.exit_status in (None, 0)
 
+    @property
+    def has_traceback(self) -> bool:
+        """DABench's self-debug signal: the interpreter reported a Traceback."""
+        texts = (self.stdout, self.stderr, self.error.traceback if self.error else "")
+        return any("Traceback" in text for text in texts)
+
     @classmethod
     def failure(cls, kind: str, name: str, value: str) -> Observation:
         return cls(kind=kind, error=ErrorInfo(name=name, value=value))

@@ -1,0 +1,109 @@
+"""The sandbox backend interface: the only way agents, setup steps and scorers reach agent files.
+
+A backend runs one sample's code in isolation, step by step, with state kept between steps. Agents
+drive it through `python` / `bash` / `sql` / `write_file`; the pipeline collects the agent's files
+with `snapshot`, which copies regular files only (never through a link), so scorers read a frozen,
+symlink-free copy and never a live workspace.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import ClassVar, Literal
+
+from daharness.core.observation import Observation
+
+SkipKind = Literal["symlink", "hardlink", "fifo", "socket", "device", "unreadable", "over_quota"]
+
+
+@dataclass(frozen=True)
+class SkippedEntry:
+    """A workspace entry that was not copied out, and why."""
+
+    path: str
+    kind: SkipKind
+    target: str | None = None  # where a symlink points
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """The agent's workspace after the sample, frozen: regular files under `root` and what was left out."""
+
+    root: Path
+    files: frozenset[str]
+    changed: tuple[str, ...] = ()
+    skipped: tuple[SkippedEntry, ...] = ()
+    removed: tuple[str, ...] = field(default=())  # task files the agent deleted
+
+    def path(self, name: str) -> Path | None:
+        """The host path of a submitted file, or None when the agent left no regular file of that name."""
+        clean = Path(name).as_posix().lstrip("/")
+        while clean.startswith("./"):
+            clean = clean[2:]
+        return self.root / clean if clean in self.files else None
+
+
+class SandboxBackend(ABC):
+    """One sample's isolated, stateful execution environment."""
+
+    name: ClassVar[str]
+    workdir: str  # the workspace as the agent's code sees it
+    restarts: int = 0
+
+    def __enter__(self) -> SandboxBackend:
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @classmethod
+    def check(cls) -> None:
+        """Raise a UserError saying why this backend cannot work on this machine (default: it can)."""
+        return None
+
+    @abstractmethod
+    def start(self) -> None:
+        """Start the kernel (the workspace already holds the task's files)."""
+
+    @abstractmethod
+    def python(self, code: str, timeout: float | None = None) -> Observation: ...
+
+    @abstractmethod
+    def bash(self, command: str, timeout: float | None = None) -> Observation: ...
+
+    @abstractmethod
+    def sql(
+        self, database: str, query: str, output: str | None = None, timeout: float | None = None
+    ) -> Observation: ...
+
+    @abstractmethod
+    def write_file(self, path: str, content: str) -> Observation:
+        """Write a text file as the sandbox's user (relative paths land in the workspace)."""
+
+    @abstractmethod
+    def read_file(self, path: str) -> bytes:
+        """A regular workspace file's bytes (never through a link); FileNotFoundError otherwise."""
+
+    @abstractmethod
+    def changed_files(self) -> list[str]:
+        """Workspace files created or modified since the sample started."""
+
+    @abstractmethod
+    def snapshot(self, target: Path) -> Snapshot:
+        """Copy the workspace's regular files to `target` (a new folder) and describe the copy."""
+
+    @abstractmethod
+    def interrupt(self) -> None:
+        """Stop whatever runs now (the next step starts from a fresh state if it cannot be interrupted)."""
+
+    @abstractmethod
+    def close(self) -> None:
+        """Stop every process of the sandbox and remove its workspace."""
+
+    @property
+    @abstractmethod
+    def time_left_s(self) -> float:
+        """Wall time left of the sample's budget."""

@@ -1,0 +1,34 @@
+"""What a family contributes: its report figures and its per-sample hooks around the agent."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from daharness.core.backend import SandboxBackend
+from daharness.core.record import SampleRecord
+from daharness.core.submission import Submission
+from daharness.core.task import Task
+
+
+class FamilyBase:
+    """Defaults for a family registered with `@family(name)`; override what the family needs."""
+
+    title = ""
+    mode_group: str | None = None  # the scoring mode group whose choice the family's tables name
+
+    def figures(self, records: list[SampleRecord]) -> dict[str, Any] | None:
+        """The family's figures of a run (report.json `families.<name>`), from its latest records."""
+        return None
+
+    def print_figures(self, console: Any, figures: dict[str, Any], title: str) -> None:
+        """Print the figures as terminal tables (a rich Console)."""
+
+    def html(self, figures: dict[str, Any]) -> str:
+        """An HTML fragment for report.html."""
+        return ""
+
+    def prepare(self, task: Task, sandbox: SandboxBackend) -> None:
+        """Before the agent starts (e.g. a workflow task's setup steps)."""
+
+    def finish(self, task: Task, sandbox: SandboxBackend, submission: Submission) -> None:
+        """After the agent ends, before its files are collected (e.g. a check script's output)."""

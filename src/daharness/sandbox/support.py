@@ -1,0 +1,87 @@
+"""Read-only folders mounted into every sandbox: the kernel package, and the chart capture hooks.
+
+They are copies made once per process, so that nothing else of daharness (the built-in suites' gold
+files above all) is reachable from inside the sandbox.
+"""
+
+from __future__ import annotations
+
+import atexit
+import functools
+import json
+import shutil
+import tempfile
+from pathlib import Path
+
+from daharness.core.limits import Limits
+
+HERE = Path(__file__).parent
+SANDBOX_KERNEL = "/daharness-kernel"
+SANDBOX_HOOKS = "/daharness-hooks"  # chart capture hook and the sitecustomize that installs it
+_BOOTSTRAP = (
+    "import json, sys; sys.path.insert(0, {folder!r}); from daharness_kernel import server; "
+    "sys.path.remove({folder!r}); server.main(json.loads(sys.argv[1]))"
+)
+
+
+def _private_copy(prefix: str) -> Path:
+    folder = Path(tempfile.mkdtemp(prefix=prefix))
+    atexit.register(shutil.rmtree, folder, True)
+    return folder
+
+
+def _readable(folder: Path) -> None:
+    for path in [folder, *folder.rglob("*")]:
+        path.chmod(0o755 if path.is_dir() else 0o644)
+
+
+@functools.cache
+def hooks_dir() -> Path:
+    """A folder holding only `chart_capture.py` and `sitecustomize.py`: it goes on the sandbox's
+    PYTHONPATH, so nothing else may be in it (it would shadow the agent's modules)."""
+    folder = _private_copy("daharness-hooks-")
+    shutil.copyfile(HERE / "chart_capture.py", folder / "chart_capture.py")
+    shutil.copyfile(HERE / "chart_sitecustomize.py", folder / "sitecustomize.py")
+    _readable(folder)
+    return folder
+
+
+@functools.cache
+def kernel_dir() -> Path:
+    """A folder holding the `daharness_kernel` package (not on the agent's import path)."""
+    folder = _private_copy("daharness-kernel-")
+    shutil.copytree(
+        HERE / "daharness_kernel", folder / "daharness_kernel", ignore=shutil.ignore_patterns("__pycache__")
+    )
+    _readable(folder)
+    return folder
+
+
+def kernel_command(python: str, folder: str, config: dict[str, object]) -> list[str]:
+    return [python, "-I", "-c", _BOOTSTRAP.format(folder=folder), json.dumps(config)]
+
+
+def kernel_config(
+    limits: Limits, *, workdir: str, uid: int | None, hooks: str, own_pid_namespace: bool
+) -> dict:
+    return {
+        "chart_capture": f"{hooks}/chart_capture.py",
+        "count_processes": own_pid_namespace,
+        "limits": limits.kernel_limits(),
+        "output_cap": limits.output_bytes,
+        "workdir": workdir,
+        "uid": uid,
+        "gid": uid,
+    }
+
+
+def common_env() -> dict[str, str]:
+    return {
+        "LANG": "C.UTF-8",
+        "MPLBACKEND": "Agg",
+        "MPLCONFIGDIR": "/tmp/matplotlib",
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "OPENBLAS_NUM_THREADS": "1",
+        "OMP_NUM_THREADS": "1",
+        "MKL_NUM_THREADS": "1",
+    }
