@@ -77,7 +77,11 @@ def print_rescored_outputs(console: Console, figures: dict[str, Any], title: str
             task_id, f"{value:.4f}" + (" (no output)" if task_id in figures["missing_outputs"] else "")
         )
     console.print(table)
-    for label, key in (("by category", "by_category"), ("by type", "by_subcategory"), ("by hardness", "by_level")):
+    for label, key in (
+        ("by category", "by_category"),
+        ("by type", "by_subcategory"),
+        ("by hardness", "by_level"),
+    ):
         console.print(f"{label}: " + ", ".join(f"{k} {v:.4f}" for k, v in figures.get(key, {}).items()))
     console.print(f"average {figures['average']:.4f} over {len(figures['scores'])} tasks")
     if figures.get("official_average_without_missing") is not None:
