@@ -3,7 +3,7 @@
 from daharness.core.agent import Agent
 from daharness.core.backend import SandboxBackend, SkippedEntry, Snapshot
 from daharness.core.errors import InfrastructureError, UserError, located
-from daharness.core.family import FamilyBase
+from daharness.core.family import FamilyBase, SampleEnvironment
 from daharness.core.limits import Limits
 from daharness.core.observation import ErrorInfo, Observation
 from daharness.core.record import SampleRecord
@@ -33,6 +33,7 @@ __all__ = [
     "Note",
     "Observation",
     "RunSpec",
+    "SampleEnvironment",
     "SampleRecord",
     "SandboxBackend",
     "Score",

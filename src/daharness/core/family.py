@@ -2,12 +2,27 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from daharness.core.backend import SandboxBackend
 from daharness.core.record import SampleRecord
 from daharness.core.submission import Submission
 from daharness.core.task import Task
+
+
+@dataclass(frozen=True)
+class SampleEnvironment:
+    """What a family's hooks may use around one sample: the agent's sandbox, fresh sandboxes holding the
+    task's untouched files (to run reference code where the agent could not have changed anything), and
+    a scratch folder of the harness that the agent cannot reach."""
+
+    sandbox: SandboxBackend
+    open_fresh: Callable[[], AbstractContextManager[SandboxBackend]]
+    scratch: Path
 
 
 class FamilyBase:
@@ -27,8 +42,9 @@ class FamilyBase:
         """An HTML fragment for report.html."""
         return ""
 
-    def prepare(self, task: Task, sandbox: SandboxBackend) -> None:
-        """Before the agent starts (e.g. a workflow task's setup steps)."""
+    def prepare(self, task: Task, env: SampleEnvironment) -> None:
+        """Before the agent starts (e.g. a workflow task's setup steps, run in `env.sandbox`)."""
 
-    def finish(self, task: Task, sandbox: SandboxBackend, submission: Submission) -> None:
-        """After the agent ends, before its files are collected (e.g. a check script's output)."""
+    def finish(self, task: Task, env: SampleEnvironment, submission: Submission) -> None:
+        """After the agent ends, before its files are collected: e.g. run a check script and keep its
+        output in `submission.evidence`, which scorers read."""

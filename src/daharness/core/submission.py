@@ -78,6 +78,9 @@ class Submission:
     saw_traceback: bool = False
     usage: dict[str, Any] = field(default_factory=dict)
     reformatted: bool = False
+    # what the harness gathered after the agent ended (never the agent): a check script's output,
+    # results of executing the agent's and the reference code... Scorers read it.
+    evidence: dict[str, Any] = field(default_factory=dict)
 
     @property
     def answer(self) -> str | None:

@@ -130,6 +130,11 @@ class Task(_Model):
     dialogue: list[DialogueTurn] = Field(default_factory=list)
     setup: list[SetupStep] = Field(default_factory=list)
     reference: ReferenceSolution | None = None
+    workdir: str = Field(
+        default="/workspace",
+        pattern=r"^/[A-Za-z0-9._/-]*$",
+        description="Where the workspace is inside an isolated sandbox (e.g. /home/user for Spider2-V tasks).",
+    )
     warnings: list[str] = Field(
         default_factory=list, description="Defects the loader found in the official data (task still runs)."
     )

@@ -1,5 +1,9 @@
 """One sample, end to end: prepare -> solve -> collect -> score -> record.
 
+prepare: a sandbox with the task's files, then the family's setup hook. solve: the agent. collect: the
+family's after-hook (checks that run once the agent is done), then a symlink-free snapshot of the
+workspace. score: the task's scorers on the submission and the snapshot. record: one SampleRecord.
+
 `run`, `validate` and `rescore` all go through these stages; only what they do with the result differs
 (the runner writes it to the run directory, validate damages the collected files and scores again).
 """
@@ -17,12 +21,13 @@ from pathlib import Path
 from typing import Any
 
 from daharness.core.agent import Agent
-from daharness.core.backend import Snapshot
+from daharness.core.backend import SandboxBackend, Snapshot
 from daharness.core.errors import InfrastructureError
+from daharness.core.family import FamilyBase, SampleEnvironment
 from daharness.core.limits import Limits
 from daharness.core.record import SampleRecord
 from daharness.core.registry import families
-from daharness.core.runlog import ScoringSettings, TrajectoryFile
+from daharness.core.runlog import ScoringSettings, TrajectoryFile, file_safe
 from daharness.core.score import Score
 from daharness.core.submission import Submission
 from daharness.core.task import Task
@@ -69,28 +74,32 @@ def record_fields(task: Task, agent_name: str, attempt: int) -> dict[str, Any]:
 
 
 @contextmanager
-def prepared(task: Task, sandbox: SandboxSettings) -> Iterator[Any]:
-    """prepare: a started sandbox holding the task's files, after the family's setup; closed on exit."""
+def started(task: Task, sandbox: SandboxSettings) -> Iterator[SandboxBackend]:
+    """A started sandbox holding the task's untouched files; closed (and removed) on exit."""
     box = open_sandbox(sandbox.backend, task, sandbox.limits)
     try:
         box.start()
-        hooks = families.get(task.family).impl if task.family in families else None
-        if hooks is not None:
-            hooks.prepare(task, box)
         yield box
     finally:
         box.close()
 
 
+def family_hooks(task: Task) -> FamilyBase:
+    return families.get(task.family).impl if task.family in families else FamilyBase()
+
+
 def solve_and_collect(task: Task, agent: Agent, sandbox: SandboxSettings) -> tuple[Submission, Snapshot]:
-    """solve + collect: the agent works, the family finishes, the workspace is frozen into a snapshot."""
-    scratch = Path(tempfile.mkdtemp(prefix=f"daharness-collected-{task.id[:40]}-"))
+    """prepare + solve + collect: the family's setup, the agent's work, the family's checks after it,
+    then the workspace frozen into a snapshot (in a scratch folder the caller removes)."""
+    scratch = Path(tempfile.mkdtemp(prefix=f"daharness-collected-{file_safe(task.id)[:40]}-"))
+    hooks = family_hooks(task)
     try:
-        with prepared(task, sandbox) as box:
+        with started(task, sandbox) as box:
+            env = SampleEnvironment(box, lambda: started(task, sandbox), scratch / "harness")
+            env.scratch.mkdir()
+            hooks.prepare(task, env)
             submission = agent.solve(task, box)
-            hooks = families.get(task.family).impl if task.family in families else None
-            if hooks is not None:
-                hooks.finish(task, box, submission)
+            hooks.finish(task, env, submission)
             snapshot = box.snapshot(scratch / "files")
     except BaseException:
         shutil.rmtree(scratch, ignore_errors=True)

@@ -53,7 +53,7 @@ class BwrapSandbox(KernelSandbox):
             self._lease = acquire_uid()
         uid = self._lease.uid if self._lease else None
         config = kernel_config(
-            self.limits, workdir="/workspace", uid=uid, hooks=SANDBOX_HOOKS, own_pid_namespace=True
+            self.limits, workdir=self.workdir, uid=uid, hooks=SANDBOX_HOOKS, own_pid_namespace=True
         )
         command = [*bwrap_prefix(), "--ro-bind", str(hooks_dir()), SANDBOX_HOOKS]
         command += ["--ro-bind", str(kernel_dir()), SANDBOX_KERNEL]
@@ -63,9 +63,9 @@ class BwrapSandbox(KernelSandbox):
             SANDBOX_HOOKS,
             "--setenv",
             "DAHARNESS_CHART_CAPTURE",
-            "/workspace",
+            self.workdir,
         ]
-        command += ["--bind", str(self.workspace.root), "/workspace", "--chdir", "/workspace", "--"]
+        command += ["--bind", str(self.workspace.root), self.workdir, "--chdir", self.workdir, "--"]
         command += kernel_command(sys.executable, SANDBOX_KERNEL, config)
         return Launch(command, {}, uid)
 

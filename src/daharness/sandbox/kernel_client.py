@@ -56,12 +56,11 @@ class Launch:
 class KernelSandbox(SandboxBackend):
     """A sandbox whose steps run in the `daharness_kernel` process; subclasses say how to launch it."""
 
-    workspace_path = "/workspace"
-
     def __init__(self, task: Task, limits: Limits | None = None) -> None:
+        self.task = task
         self.limits = limits or Limits()
         self.workspace = Workspace.create(task)
-        self.workdir = self.workspace_path
+        self.workdir = task.workdir
         self.restarts = 0
         self._process: subprocess.Popen[bytes] | None = None
         self._buffer = b""
