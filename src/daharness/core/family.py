@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
@@ -48,3 +48,15 @@ class FamilyBase:
     def finish(self, task: Task, env: SampleEnvironment, submission: Submission) -> None:
         """After the agent ends, before its files are collected: e.g. run a check script and keep its
         output in `submission.evidence`, which scorers read."""
+
+    def damaged(
+        self,
+        task: Task,
+        submission: Submission,
+        open_fresh: Callable[[], AbstractContextManager[SandboxBackend]],
+        scratch: Path,
+    ) -> Iterator[tuple[str, Submission]]:
+        """For `daharness validate`: wrong versions of the reference's submission (a changed number, a
+        wrong letter...), each named; every one must score below the reference. `open_fresh` gives
+        sandboxes holding the task's untouched files, `scratch` a folder for what they produce."""
+        return iter(())

@@ -25,6 +25,7 @@ from daharness.sandbox.kernel_client import KernelSandbox, Launch
 from daharness.sandbox.support import (
     SANDBOX_HOOKS,
     SANDBOX_KERNEL,
+    SANDBOX_LIBRARIES,
     common_env,
     hooks_dir,
     kernel_command,
@@ -52,15 +53,21 @@ class BwrapSandbox(KernelSandbox):
         if os.getuid() == 0 and self._lease is None:
             self._lease = acquire_uid()
         uid = self._lease.uid if self._lease else None
+        libraries = [f"{SANDBOX_LIBRARIES}/{i}" for i in range(len(self.task.libraries))]
         config = kernel_config(
-            self.limits, workdir=self.workdir, uid=uid, hooks=SANDBOX_HOOKS, own_pid_namespace=True
-        )
+            self.limits, workdir=self.workdir, uid=uid, hooks=SANDBOX_HOOKS, own_pid_namespace=True,
+            python_path=libraries,
+        )  # fmt: skip
         command = [*bwrap_prefix(), "--ro-bind", str(hooks_dir()), SANDBOX_HOOKS]
         command += ["--ro-bind", str(kernel_dir()), SANDBOX_KERNEL]
+        if libraries:  # made by bwrap as root: the unprivileged sandbox user must be able to enter it
+            command += ["--perms", "0755", "--dir", SANDBOX_LIBRARIES]
+        for library, mount in zip(self.task.libraries, libraries, strict=True):
+            command += ["--ro-bind", str(library.source), mount]
         command += [
             "--setenv",
             "PYTHONPATH",
-            SANDBOX_HOOKS,
+            ":".join([SANDBOX_HOOKS, *libraries]),
             "--setenv",
             "DAHARNESS_CHART_CAPTURE",
             self.workdir,

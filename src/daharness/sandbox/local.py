@@ -26,9 +26,12 @@ class LocalSandbox(KernelSandbox):
     def launch(self) -> Launch:
         hooks = str(hooks_dir())
         workdir = str(self.workspace.root)
-        config = kernel_config(self.limits, workdir=workdir, uid=None, hooks=hooks, own_pid_namespace=False)
+        libraries = [str(library.source) for library in self.task.libraries]
+        config = kernel_config(
+            self.limits, workdir=workdir, uid=None, hooks=hooks, own_pid_namespace=False, python_path=libraries
+        )
         env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": workdir, **common_env()}
-        env.update(PYTHONPATH=hooks, DAHARNESS_CHART_CAPTURE=workdir)
+        env.update(PYTHONPATH=":".join([hooks, *libraries]), DAHARNESS_CHART_CAPTURE=workdir)
         return Launch(kernel_command(sys.executable, str(kernel_dir()), config), env, None)
 
     @classmethod

@@ -18,6 +18,7 @@ from daharness.core.limits import Limits
 HERE = Path(__file__).parent
 SANDBOX_KERNEL = "/daharness-kernel"
 SANDBOX_HOOKS = "/daharness-hooks"  # chart capture hook and the sitecustomize that installs it
+SANDBOX_LIBRARIES = "/daharness-lib"  # a task's private libraries, one numbered folder each
 _BOOTSTRAP = (
     "import json, sys; sys.path.insert(0, {folder!r}); from daharness_kernel import server; "
     "sys.path.remove({folder!r}); server.main(json.loads(sys.argv[1]))"
@@ -62,9 +63,16 @@ def kernel_command(python: str, folder: str, config: dict[str, object]) -> list[
 
 
 def kernel_config(
-    limits: Limits, *, workdir: str, uid: int | None, hooks: str, own_pid_namespace: bool
+    limits: Limits,
+    *,
+    workdir: str,
+    uid: int | None,
+    hooks: str,
+    own_pid_namespace: bool,
+    python_path: list[str] | None = None,
 ) -> dict:
     return {
+        "python_path": python_path or [],
         "chart_capture": f"{hooks}/chart_capture.py",
         "count_processes": own_pid_namespace,
         "limits": limits.kernel_limits(),
