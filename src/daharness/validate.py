@@ -3,8 +3,10 @@
 For every task the reference solution runs in the sandbox and must score 1 (ML tasks: at least the
 task's `threshold`). Then its outputs are damaged in ways a wrong agent would damage them — deleted,
 a column dropped, rows shuffled where order matters, numbers moved by 5%, the chart type or a label
-changed — and every damaged version must score below the reference. A task that fails either check
-is reported; the command exits non-zero if any does.
+changed — and every damaged version must score below the reference. A family may add damaged answers
+of its own (`FamilyBase.damaged`: a wrong letter, a dropped intent, the suite's decoy code...); such an
+answer must lower the score or, where the family reports one, the score's `accr` (Tapilot's AccR). A
+task that fails either check is reported; the command exits non-zero if any does.
 """
 
 from __future__ import annotations
@@ -23,8 +25,9 @@ from daharness.agents.reference import ReferenceAgent
 from daharness.core.backend import Snapshot
 from daharness.core.limits import Limits
 from daharness.core.runlog import ScoringSettings
+from daharness.core.score import Score
 from daharness.core.task import Task
-from daharness.runs.pipeline import SandboxSettings, solve_and_collect
+from daharness.runs.pipeline import SandboxSettings, family_hooks, solve_and_collect, started
 from daharness.sandbox.workspace import folder_snapshot
 from daharness.scoring import score_submission
 
@@ -47,10 +50,9 @@ class TaskValidation:
 def validate_task(task: Task, *, scoring: ScoringSettings, limits: Limits | None = None) -> TaskValidation:
     result = TaskValidation(task.id, required=float(task.gold.data.get("threshold") or 1.0))
     snapshot = None
+    settings = SandboxSettings(limits=limits or Limits())
     try:
-        submission, snapshot = solve_and_collect(
-            task, ReferenceAgent(), SandboxSettings(limits=limits or Limits())
-        )
+        submission, snapshot = solve_and_collect(task, ReferenceAgent(), settings)
         score = score_submission(task, submission, snapshot, scoring)
         result.reference_score = score.value
         if score.value < result.required:
@@ -58,17 +60,34 @@ def validate_task(task: Task, *, scoring: ScoringSettings, limits: Limits | None
                 f"reference scores {score.value:.3f} < {result.required:g}: {score.explanation}"
             )
             return result
+        if _accr(score) < result.required:
+            result.problems.append(
+                f"reference's AccR is {_accr(score):.3f} < {result.required:g}: {score.explanation}"
+            )
+            return result
         for name, damaged in _damaged_copies(snapshot, task):
             value = score_submission(task, submission, damaged, scoring).value
             result.mutations[name] = value
             if value >= score.value:
                 result.problems.append(f"mutation '{name}' still scores {value:.3f}")
+        scratch = snapshot.root.parent / "validate"
+        family = family_hooks(task)
+        for name, wrong in family.damaged(task, submission, lambda: started(task, settings), scratch):
+            damaged = score_submission(task, wrong, snapshot, scoring)
+            result.mutations[name] = min(damaged.value, _accr(damaged))
+            if damaged.value >= score.value and _accr(damaged) >= _accr(score):
+                result.problems.append(f"damaged answer '{name}' still scores {damaged.value:.3f}")
     except Exception as exc:  # a broken task is a finding, not a crash of the command
         result.problems.append(f"{type(exc).__name__}: {exc}")
     finally:
         if snapshot is not None:
             shutil.rmtree(snapshot.root.parent, ignore_errors=True)
     return result
+
+
+def _accr(score: Score) -> float:
+    """A family's second figure of a score (Tapilot's AccR), else the score itself."""
+    return float(score.details.get("accr", score.value))
 
 
 def _damaged_copies(snapshot: Snapshot, task: Task) -> Iterator[tuple[str, Snapshot]]:

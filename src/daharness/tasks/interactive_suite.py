@@ -185,12 +185,23 @@ def _dialogue_tasks(path: Path, suite: str, tables: Path, library: PythonLibrary
     return tasks
 
 
+def _joined(value: Any) -> Any:
+    """Code may be written as one string or as a list of lines."""
+    if isinstance(value, list) and all(isinstance(line, str) for line in value):
+        return "\n".join(value) + "\n"
+    return value
+
+
 def _check_turn(where: _Where, number: int, turn: Any) -> None:
     if not isinstance(turn, dict):
         raise where.error("a turn must be a JSON object", number)
     unknown = sorted(set(turn) - _TURN_FIELDS)
     if unknown:
         raise where.error(f"unknown field {unknown[0]!r}", number)
+    turn["code"] = _joined(turn.get("code"))
+    for decoy in turn.get("decoys", []):
+        if isinstance(decoy, dict):
+            decoy["code"] = _joined(decoy.get("code"))
     for field in ("query", "code"):
         if not isinstance(turn.get(field), str) or not turn[field].strip():
             raise where.error(f"field {field!r} must be a non-empty string", number)
