@@ -255,38 +255,33 @@ def _with_evidence(submission: Submission, evidence: dict[str, Any]) -> Submissi
     return replace(submission, evidence={**submission.evidence, "interactive": evidence})
 
 
-def _bump_number(value: Any) -> tuple[Any, bool]:
-    """The first number inside a tagged value, moved by 5% (0 becomes 1); (value, whether one was found)."""
-    if isinstance(value, bool) or value is None:
-        return value, False
-    if isinstance(value, int | float):
+def _damage(value: Any, kind: type) -> tuple[Any, bool]:
+    """The first number (kind float: moved by 5%, 0 becomes 1) or text (kind str: marked as changed)
+    inside a tagged value; (value, whether one was found)."""
+    if kind is float and isinstance(value, int | float) and not isinstance(value, bool):
         return (value * 1.05 + (1 if value == 0 else 0)), True
+    if kind is str and isinstance(value, str):
+        return value + " (changed)", True
     if isinstance(value, list):
         for i, item in enumerate(value):
-            bumped, found = _bump_number(item)
+            damaged, found = _damage(item, kind)
             if found:
-                return [*value[:i], bumped, *value[i + 1 :]], True
-        return value, False
+                return [*value[:i], damaged, *value[i + 1 :]], True
     if isinstance(value, dict):
         for key in ("data", "values", "list", "tuple", "set", "dict", "array", "dataframe", "series"):
             if key in value:
-                bumped, found = _bump_number(value[key])
+                damaged, found = _damage(value[key], kind)
                 if found:
-                    return {**value, key: bumped}, True
+                    return {**value, key: damaged}, True
     return value, False
 
 
 def _change_a_value(results: list[dict[str, Any]]) -> str | None:
-    """Change one number (else one text) of the first data result; the mutation's name, or None."""
-    for result in results:
-        if "value" not in result:
-            continue
-        bumped, found = _bump_number(result["value"])
-        if found:
-            result["value"] = bumped
-            return f"change a number of the {result['type']} result"
-    for result in results:
-        if isinstance(result.get("value"), str):
-            result["value"] += " (changed)"
-            return f"change the text of the {result['type']} result"
+    """Change one number (else one text) of the first data result that has one; the mutation's name."""
+    for kind, what in ((float, "a number"), (str, "a text")):
+        for result in results:
+            if "value" in result:
+                result["value"], found = _damage(result["value"], kind)
+                if found:
+                    return f"change {what} of the {result['type']} result"
     return None
