@@ -38,6 +38,11 @@ class WorkspaceMode(StrEnum):
     compat = "compat"
 
 
+class InteractiveMode(StrEnum):
+    corrected = "corrected"
+    official = "official"
+
+
 class CacheMode(StrEnum):
     on = "on"
     off = "off"
@@ -72,6 +77,10 @@ ModeOption = Annotated[
 WorkspaceModeOption = Annotated[
     WorkspaceMode, typer.Option(help="Workspace (DA-Code) scoring: 'corrected' or 'compat' (official rules).")
 ]
+InteractiveModeOption = Annotated[
+    InteractiveMode,
+    typer.Option(help="Interactive (Tapilot-Crossing) scoring: 'corrected' or 'official' (released rules)."),
+]
 
 
 @app.callback()
@@ -79,10 +88,20 @@ def _main_options(debug: DebugOption = False) -> None:
     """Run, score and compare data-analysis agents."""
 
 
-def _scoring(mode: ClosedFormMode, workspace_mode: WorkspaceMode) -> Any:
+def _scoring(
+    mode: ClosedFormMode, workspace_mode: WorkspaceMode, interactive_mode: InteractiveMode | None = None
+) -> Any:
+    """The run's modes; the interactive group only when it applies (so runs made before it still resume)."""
     from daharness.core.runlog import ScoringSettings
 
-    return ScoringSettings(modes={"closed_form": mode.value, "workspace": workspace_mode.value})
+    modes = {"closed_form": mode.value, "workspace": workspace_mode.value}
+    if interactive_mode is not None:
+        modes["interactive"] = interactive_mode.value
+    return ScoringSettings(modes=modes)
+
+
+def _interactive(tasks: Any, mode: InteractiveMode) -> InteractiveMode | None:
+    return mode if any(task.family == "interactive" for task in tasks) else None
 
 
 @app.command()
@@ -105,6 +124,7 @@ def run(
     concurrency: Annotated[int, typer.Option("--concurrency", "-j", min=1, help="Samples run at once.")] = 1,
     mode: ModeOption = ClosedFormMode.normalized,
     workspace_mode: WorkspaceModeOption = WorkspaceMode.corrected,
+    interactive_mode: InteractiveModeOption = InteractiveMode.corrected,
     labels: LabelsOption = None,
     tables: TablesOption = None,
     sandbox: Annotated[
@@ -181,6 +201,21 @@ def run(
     replay_from: Annotated[
         Path | None, typer.Option(help="replay: the run whose actions to repeat.", rich_help_panel="Agent")
     ] = None,
+    simulator_model: Annotated[
+        str | None,
+        typer.Option(
+            help="base/cot/react-mc/air: model of the user simulator that answers clarifying questions (default: "
+            "the task's scripted answer); same endpoint options.",
+            rich_help_panel="Agent",
+        ),
+    ] = None,
+    clarify: Annotated[
+        bool,
+        typer.Option(
+            help="base/cot/react-mc/air: the agent may ask the user one question before each code answer.",
+            rich_help_panel="Agent",
+        ),
+    ] = False,
     debug: DebugOption = False,
 ) -> None:
     """Run an agent on a suite, score every sample, write the run directory and its report."""
@@ -212,11 +247,15 @@ def run(
         dabench_compat=dabench_compat,
         memory_window=memory_window,
         replay_from=replay_from,
+        simulator_model=resolve_model(simulator_model, **endpoint, overrides={}) if simulator_model else None,
+        clarify=clarify,
     )
     chosen_agent = make_agent(agent, options)
     try:
         outcome = run_suite(
-            loaded, chosen_agent, out_dir, scoring=_scoring(mode, workspace_mode), ids=_id_list(ids), limit=limit,
+            loaded, chosen_agent, out_dir, scoring=_scoring(mode, workspace_mode, _interactive(loaded.tasks, interactive_mode)),
+            ids=_id_list(ids),
+            limit=limit,
             concurrency=concurrency, sandbox=SandboxSettings(sandbox, limits), console=err,
         )  # fmt: skip
     except KeyboardInterrupt:
@@ -294,6 +333,7 @@ def rescore(
     out_dir: Annotated[Path, typer.Option("--out", "-o", help="The new run directory.")],
     mode: ModeOption = ClosedFormMode.normalized,
     workspace_mode: WorkspaceModeOption = WorkspaceMode.corrected,
+    interactive_mode: InteractiveModeOption = InteractiveMode.corrected,
     debug: DebugOption = False,
 ) -> None:
     """Score a finished run again from its saved answers and artifacts, into a new run directory."""
@@ -301,7 +341,8 @@ def rescore(
     from daharness.report.terminal import print_report
     from daharness.rescore import rescore_run
 
-    run = rescore_run(run_dir, out_dir, _scoring(mode, workspace_mode))
+    chosen = interactive_mode if interactive_mode != InteractiveMode.corrected else None
+    run = rescore_run(run_dir, out_dir, _scoring(mode, workspace_mode, chosen))
     print_report(out, write_report(run))
     out.print(f"run directory: {out_dir} (report.html, report.json)")
 
@@ -324,6 +365,7 @@ def validate(
     suite: SuiteOption = "workspace",
     mode: ModeOption = ClosedFormMode.normalized,
     workspace_mode: WorkspaceModeOption = WorkspaceMode.corrected,
+    interactive_mode: InteractiveModeOption = InteractiveMode.corrected,
     ids: Annotated[str | None, typer.Option(help="Comma-separated task ids to check.")] = None,
     concurrency: Annotated[
         int, typer.Option("--concurrency", "-j", min=1, help="Tasks checked at once.")
@@ -342,10 +384,11 @@ def validate(
     check_backend("bwrap")
     loaded = load_suite(suite)
     tasks = select_tasks(loaded.tasks, ids=_id_list(ids), limit=None)
-    scoring = _scoring(mode, workspace_mode)
+    scoring = _scoring(mode, workspace_mode, _interactive(tasks, interactive_mode))
     with ThreadPoolExecutor(max_workers=concurrency) as pool:
         results = list(pool.map(lambda task: validate_task(task, scoring=scoring), tasks))
-    print_validation(out, loaded.name, workspace_mode.value, results)
+    shown = interactive_mode if _interactive(tasks, interactive_mode) else workspace_mode
+    print_validation(out, loaded.name, shown.value, results)
     if any(not result.ok for result in results):
         raise typer.Exit(1)
 

@@ -41,9 +41,12 @@ class ReferenceAgent:
         if not observation.ok:
             error = observation.error
             reason = f"{error.name}: {error.value}" if error else f"exit status {observation.exit_status}"
-            turn = f" (turn {task.gold.data['turn']})" if "turn" in task.gold.data else ""  # a dialogue's turn
+            turn = (
+                f" (turn {task.gold.data['turn']})" if "turn" in task.gold.data else ""
+            )  # a dialogue's turn
             raise InfrastructureError(
-                f"reference solution of task {task.id}{turn} failed: {reason}", dump_events(submission.trajectory)
+                f"reference solution of task {task.id}{turn} failed: {reason}",
+                dump_events(submission.trajectory),
             )
         # a code answer (interactive turns) is the code itself, which the family runs again to score it
         submission.answer = code if task.answer_format.kind == "code" else observation.stdout.strip()
