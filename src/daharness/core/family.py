@@ -42,8 +42,11 @@ class FamilyBase:
         """An HTML fragment for report.html."""
         return ""
 
-    def prepare(self, task: Task, env: SampleEnvironment) -> None:
-        """Before the agent starts (e.g. a workflow task's setup steps, run in `env.sandbox`)."""
+    def prepare(self, task: Task, env: SampleEnvironment) -> SandboxBackend | None:
+        """Before the agent starts (e.g. a workflow task's setup steps, run in `env.sandbox`). It may
+        return a sandbox for the agent to use instead of `env.sandbox` (one that wraps it, say, to run
+        the setup only when the agent first uses it)."""
+        return None
 
     def finish(self, task: Task, env: SampleEnvironment, submission: Submission) -> None:
         """After the agent ends, before its files are collected: e.g. run a check script and keep its

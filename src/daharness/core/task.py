@@ -110,7 +110,8 @@ class PythonLibrary(_Model):
     name: str = Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$", description="The import name, e.g. decision_kit.")
     source: Path = Field(description="Absolute host folder holding the package or module `name` (only it).")
     functions: dict[str, str] = Field(
-        default_factory=dict, description="Function name -> its signature and docstring, as shown to the agent."
+        default_factory=dict,
+        description="Function name -> its signature and docstring, as shown to the agent.",
     )
 
 

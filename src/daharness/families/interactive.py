@@ -1,7 +1,7 @@
 """The interactive family (Tapilot-Crossing): multi-turn analysis dialogues over tables.
 
-Around each sample: `prepare` runs the dialogue's earlier code in the agent's sandbox (the agent starts
-where the conversation is); `finish` runs the reference code and the agent's code, each after the same
+Around each sample: `prepare` gives the agent a sandbox where the dialogue's earlier code has run (the
+agent starts where the conversation is; the history runs when the agent first uses it); `finish` runs the reference code and the agent's code, each after the same
 history in a fresh sandbox, and keeps both records in `submission.evidence["interactive"]` for the
 `interactive_code` scorer. Multiple-choice turns need no execution.
 
@@ -21,17 +21,18 @@ from typing import Any
 
 from rich.table import Table
 
+from daharness.core.backend import SandboxBackend
 from daharness.core.family import FamilyBase, SampleEnvironment
 from daharness.core.record import SampleRecord
 from daharness.core.registry import family
 from daharness.core.submission import Submission
 from daharness.core.task import Task
 from daharness.families.interactive_run import (
+    HistoryFirst,
     OpenFresh,
     code_options,
     execute,
     reference_record,
-    run_history,
 )
 from daharness.report.html import card, svg_bars
 from daharness.report.html import pct as pct_html
@@ -52,8 +53,8 @@ class InteractiveFamily(FamilyBase):
 
     # ---- around the agent ---------------------------------------------------------------------------
 
-    def prepare(self, task: Task, env: SampleEnvironment) -> None:
-        run_history(task, env.sandbox)
+    def prepare(self, task: Task, env: SampleEnvironment) -> SandboxBackend:
+        return HistoryFirst(task, env.sandbox)  # the history runs when the agent first uses its sandbox
 
     def finish(self, task: Task, env: SampleEnvironment, submission: Submission) -> None:
         options = code_options(task)

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from daharness.core.backend import SandboxBackend
+from daharness.core.backend import SandboxBackend, Snapshot
 from daharness.core.errors import InfrastructureError
 from daharness.core.observation import Observation
 from daharness.core.registry import scorers
@@ -78,6 +78,62 @@ def run_history(task: Task, box: SandboxBackend) -> None:
             raise InfrastructureError(
                 f"{where(task)}: the history does not run: the code of turn {step.turn} fails: {failure(observation)}"
             )
+
+
+class HistoryFirst(SandboxBackend):
+    """The agent's sandbox, brought to the dialogue's state (the history run) the first time the agent
+    uses it: an agent that only writes code never pays for the history."""
+
+    def __init__(self, task: Task, box: SandboxBackend) -> None:
+        self._task, self._box, self._ready = task, box, False
+        self.name = box.name  # type: ignore[misc]
+        self.workdir = box.workdir
+
+    def _prepare(self) -> SandboxBackend:
+        if not self._ready:
+            self._ready = True
+            run_history(self._task, self._box)
+        return self._box
+
+    @property
+    def restarts(self) -> int:  # type: ignore[override]
+        return self._box.restarts
+
+    def start(self) -> None:
+        self._box.start()
+
+    def python(self, code: str, timeout: float | None = None) -> Observation:
+        return self._prepare().python(code, timeout)
+
+    def bash(self, command: str, timeout: float | None = None) -> Observation:
+        return self._prepare().bash(command, timeout)
+
+    def sql(
+        self, database: str, query: str, output: str | None = None, timeout: float | None = None
+    ) -> Observation:
+        return self._prepare().sql(database, query, output, timeout)
+
+    def write_file(self, path: str, content: str) -> Observation:
+        return self._prepare().write_file(path, content)
+
+    def read_file(self, path: str) -> bytes:
+        return self._prepare().read_file(path)
+
+    def changed_files(self) -> list[str]:
+        return self._box.changed_files()
+
+    def snapshot(self, target: Path) -> Snapshot:
+        return self._box.snapshot(target)
+
+    def interrupt(self) -> None:
+        self._box.interrupt()
+
+    def close(self) -> None:
+        self._box.close()
+
+    @property
+    def time_left_s(self) -> float:
+        return self._box.time_left_s
 
 
 def _probe_start(options: InteractiveCodeOptions) -> str:

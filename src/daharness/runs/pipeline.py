@@ -97,8 +97,7 @@ def solve_and_collect(task: Task, agent: Agent, sandbox: SandboxSettings) -> tup
         with started(task, sandbox) as box:
             env = SampleEnvironment(box, lambda: started(task, sandbox), scratch / "harness")
             env.scratch.mkdir()
-            hooks.prepare(task, env)
-            submission = agent.solve(task, box)
+            submission = agent.solve(task, hooks.prepare(task, env) or box)
             hooks.finish(task, env, submission)
             snapshot = box.snapshot(scratch / "files")
     except BaseException:

@@ -28,7 +28,12 @@ class LocalSandbox(KernelSandbox):
         workdir = str(self.workspace.root)
         libraries = [str(library.source) for library in self.task.libraries]
         config = kernel_config(
-            self.limits, workdir=workdir, uid=None, hooks=hooks, own_pid_namespace=False, python_path=libraries
+            self.limits,
+            workdir=workdir,
+            uid=None,
+            hooks=hooks,
+            own_pid_namespace=False,
+            python_path=libraries,
         )
         env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": workdir, **common_env()}
         env.update(PYTHONPATH=":".join([hooks, *libraries]), DAHARNESS_CHART_CAPTURE=workdir)
