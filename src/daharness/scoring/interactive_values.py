@@ -20,7 +20,8 @@ describes the tags). The rules, by mode:
 * ``official``: what the released evaluation scripts do, whose defects the corrected mode fixes: a
   dataframe's index must be exactly equal (a reset index fails), column data is compared with
   ``numpy.allclose`` defaults after searching a matching column by values; scalars and containers must be
-  exactly equal (pickle equality: ``0.1 + 0.2`` is not ``0.3``, a tuple is not a list); the kind of
+  exactly equal (pickle equality: ``0.1 + 0.2`` is not ``0.3``, a tuple is not a list, ``True`` is
+  ``1``); the kind of
   result must be the one asked (a series is not a dataframe); a model is judged by its probe only.
 """
 
@@ -232,6 +233,8 @@ def values_equal(expected: Any, actual: Any, *, tolerance: float, mode: Mode) ->
             return expected is None and actual is None
         return _is_missing(expected) and _is_missing(actual)
     if isinstance(expected, bool) or isinstance(actual, bool):
+        if exact:  # pickled values compared with ==: True == 1
+            return (_is_number(expected) or isinstance(expected, bool)) and expected == actual
         return isinstance(expected, bool) and isinstance(actual, bool) and expected == actual
     if _is_number(expected) or _is_number(actual):
         if not (_is_number(expected) and _is_number(actual)):
