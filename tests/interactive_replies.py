@@ -136,9 +136,7 @@ class Script:
             return f"Thought: both look possible.\nAnswer: {right} or {letter}"
         chosen = letter if kind == "letter" else right
         if react and len(messages) == 1:
-            return (
-                "Thought: look at the data first.\nCode:\n```python\nprint(len(globals()))\n```\nAction: Exec"
-            )
+            return "Thought: look at the data first.\nCode:\n```python\nprint(sorted(name for name in globals() if not name.startswith('_')))\n```\nAction: Exec"
         if react:
             return f"Thought: the results show it.\nAction: Terminate[{chosen}]"
         return f"Reasoning about the table... Answer: {chosen}"

@@ -152,7 +152,7 @@ def test_each_agent_reasons_its_own_way(runs: dict[str, tuple[Path, Script]]) ->
     saved = json.loads((runs["react-mc"][0] / "trajectories" / "weather-05.json").read_text())
     actions = [step for step in saved["steps"] if step["type"] == "action"]
     assert len(actions) == 1 and actions[0]["observation"]["error"] is None
-    assert int(actions[0]["observation"]["stdout"]) > 10  # the history's variables exist
+    assert "'temp_by_month'" in actions[0]["observation"]["stdout"]  # the history's variables exist
     report = json.loads((runs["base"][0] / "report.json").read_text())
     assert report["agent"]["code_actions"] == 0  # base writes code, it does not run it
     assert runs["base"][1].calls["choice"] == choice

@@ -31,7 +31,7 @@ from daharness.families.interactive_run import (
     HistoryFirst,
     OpenFresh,
     code_options,
-    execute,
+    record_of,
     reference_record,
 )
 from daharness.report.html import card, svg_bars
@@ -62,8 +62,7 @@ class InteractiveFamily(FamilyBase):
             return
         reference = reference_record(task, options, env.open_fresh)
         code = extract_code(submission.answer)
-        with env.open_fresh() as box:
-            agent = execute(task, box, code, options, env.scratch / "agent")
+        agent = record_of(task, options, code, env.open_fresh)
         submission.evidence["interactive"] = {"code": code, "reference": reference, "agent": agent}
 
     # ---- validate: wrong versions of the reference's answer ----------------------------------------
@@ -91,9 +90,8 @@ class InteractiveFamily(FamilyBase):
             plain = copy.deepcopy(evidence)
             plain["code"], plain["agent"]["private_calls"] = "", []
             yield "the same results without the private library", _with_evidence(submission, plain)
-        for index, decoy in enumerate(task.gold.data.get("decoys", [])):
-            with open_fresh() as box:
-                record = execute(task, box, decoy["code"], options, scratch / f"decoy-{index}")
+        for decoy in task.gold.data.get("decoys", []):
+            record = record_of(task, options, decoy["code"], open_fresh)
             wrong = {**evidence, "code": decoy["code"], "agent": record}
             yield decoy["label"], _with_evidence(replace(submission, answers=[decoy["code"]]), wrong)
 

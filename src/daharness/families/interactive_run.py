@@ -191,7 +191,9 @@ def _copy_plot(box: SandboxBackend, file: str, target: Path) -> dict[str, Any]:
     return {"png": str(target), "capture": capture if isinstance(capture, dict) else None}
 
 
-# ---- the reference's record, once per process --------------------------------------------------------
+# ---- records, once per process -----------------------------------------------------------------------
+# Code is run once per task and process: the same code on the same task (the reference's, or an answer two
+# agents share) has one record, made in a fresh sandbox the first time it is asked for.
 
 _cache: dict[str, dict[str, Any]] = {}
 _cache_lock = threading.Lock()
@@ -207,14 +209,14 @@ def _cache_root() -> Path:
         return _cache_dir[0]
 
 
-def _reference_key(task: Task, options: InteractiveCodeOptions) -> str:
+def _key(task: Task, options: InteractiveCodeOptions, code: str) -> str:
     files = []
     for item in task.files:
         info = item.source.stat()
         files.append([item.path, str(item.source), info.st_size, info.st_mtime_ns])
     identity = {
         "history": [step.code for step in history_of(task)],
-        "code": task.reference.code if task.reference else None,
+        "code": code,
         "options": options.model_dump(),
         "files": files,
         "libraries": [[lib.name, str(lib.source)] for lib in task.libraries],
@@ -223,17 +225,27 @@ def _reference_key(task: Task, options: InteractiveCodeOptions) -> str:
     return hashlib.sha256(json.dumps(identity, sort_keys=True).encode()).hexdigest()
 
 
-def reference_record(task: Task, options: InteractiveCodeOptions, open_fresh: OpenFresh) -> dict[str, Any]:
-    """The reference's results (computed in a fresh sandbox the first time); a reference that fails, or
-    leaves no result for an intent, is an error naming the task and turn."""
-    if task.reference is None:
-        raise InfrastructureError(f"{where(task)}: no reference code")
-    key = _reference_key(task, options)
+def record_of(
+    task: Task, options: InteractiveCodeOptions, code: str, open_fresh: OpenFresh
+) -> dict[str, Any]:
+    """What `code` leaves behind after the task's history, run in a fresh sandbox (once per process)."""
+    key = _key(task, options, code)
     with _cache_lock:
         if key in _cache:
             return copy.deepcopy(_cache[key])
     with open_fresh() as box:
-        record = execute(task, box, task.reference.code, options, _cache_root() / key)
+        record = execute(task, box, code, options, _cache_root() / key)
+    with _cache_lock:
+        _cache[key] = record
+    return copy.deepcopy(record)
+
+
+def reference_record(task: Task, options: InteractiveCodeOptions, open_fresh: OpenFresh) -> dict[str, Any]:
+    """The reference's results; a reference that fails, or leaves no result for an intent, is an error
+    naming the task and turn."""
+    if task.reference is None:
+        raise InfrastructureError(f"{where(task)}: no reference code")
+    record = record_of(task, options, task.reference.code, open_fresh)
     if record["error"]:
         raise InfrastructureError(
             f"{where(task)}: the reference code {record['error'].removeprefix('the code ')}"
@@ -244,6 +256,4 @@ def reference_record(task: Task, options: InteractiveCodeOptions, open_fresh: Op
             raise InfrastructureError(
                 f"{where(task)}: the reference leaves no {intent.type} result: {reason}"
             )
-    with _cache_lock:
-        _cache[key] = record
-    return copy.deepcopy(record)
+    return record
