@@ -148,6 +148,11 @@ def rescore_run(source: Path, out: Path, scoring: ScoringSettings) -> RunDir:
         spec.suite_spec["spec"], **{k: Path(v) for k, v in spec.suite_spec.get("options", {}).items()}
     )
     tasks = {task.id: task for task in suite.tasks}
+    if any(task.family == Family.interactive for task in tasks.values()):
+        raise UserError(
+            f"{source}: interactive answers are scored by running them again; use "
+            f"`daharness run --agent replay --replay-from {source}` with the scoring options you want"
+        )
     new_spec = spec.model_copy(update={"scoring": scoring})
     setattr(new_spec, "rescored_from", str(source.resolve()))  # noqa: B010  (an extra field of run.json)
     run = RunDir.open_for_writing(out, new_spec)

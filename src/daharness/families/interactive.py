@@ -149,6 +149,7 @@ class InteractiveFamily(FamilyBase):
                 "questions_in_all_turns": sum(r["asked"] for r in rows),
                 "turns_with_questions": len(asked),
             },
+            "ambiguous_replies": sum(r["ambiguous"] for r in rows),
             "counts": {
                 "samples": len(rows),
                 "code": sum(r["answer_type"] == "code" for r in rows),
@@ -182,7 +183,8 @@ class InteractiveFamily(FamilyBase):
         console.print(breakdown)
         clarification = figures["clarification"]
         console.print(
-            f"intent-weighted Acc {pct(figures['intent_weighted_acc'])} · clarification turns "
+            f"intent-weighted Acc {pct(figures['intent_weighted_acc'])} · ambiguous replies "
+            f"{figures['ambiguous_replies']} · clarification turns "
             f"{clarification['turns']}: asked in {clarification['asked']}, answered in {clarification['answered']} "
             f"(Acc asked {pct(clarification['acc_asked'])}, not asked {pct(clarification['acc_not_asked'])}); "
             f"questions in all turns {clarification['questions_in_all_turns']}"
@@ -231,6 +233,7 @@ def _row(record: SampleRecord) -> dict[str, Any]:
         "acc": float(details.get("acc", value)),
         "accr": float(details.get("accr", value)),
         "intents": details.get("intents", []),
+        "ambiguous": bool(details.get("ambiguous", False)),
         "asked": int(clarification.get("asked", 0)),
         "answered": int(clarification.get("answered", 0)),
     }
