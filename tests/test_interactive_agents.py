@@ -6,6 +6,8 @@ the LLM user simulator, and without it; the trajectories hold every simulator tu
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -84,6 +86,7 @@ def test_each_agent_completes_the_suite_with_exact_scores(
     for action in actions:
         ids = [t.id for t in SUITE.tasks if t.metadata.subcategory == action]
         assert figures["by_action"][action]["acc"] == _mean([scores[i][0] for i in ids])
+    assert figures["ambiguous_replies"] == 1  # cars-06: "Answer: X or Y"
     assert set(figures["by_result_type"]) == {
         "dataframe",
         "series",
@@ -175,3 +178,30 @@ def test_the_scripted_simulator_answers_offline(tmp_path: Path) -> None:
     saved = json.loads((tmp_path / "run" / "trajectories" / "macro-06.json").read_text())
     answer = next(s for s in saved["steps"] if s["type"] == "user" and s["source"] == "simulator")
     assert answer["content"] == _task("macro-06").gold.data["clarification"]
+
+
+def test_a_run_is_rescored_by_replaying_it(runs: dict[str, tuple[Path, Script]], tmp_path: Path) -> None:
+    source = runs["react-mc"][0]
+    refused = subprocess.run(
+        [sys.executable, "-m", "daharness", "rescore", str(source), "--out", str(tmp_path / "re")],
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert refused.returncode == 2 and "--agent replay" in refused.stderr
+    replayed = subprocess.run(
+        [sys.executable, "-m", "daharness", "run", "--suite", "interactive", "--agent", "replay",
+         "--replay-from", str(source), "--ids", "cars-05,weather-05,wine-03", "--interactive-mode", "official",
+         "--out", str(tmp_path / "replay"), "-j", "2"],
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert replayed.returncode == 0, replayed.stderr[-2000:]
+    records = _records(tmp_path / "replay")
+    # official mode: SSIM alone lets the histogram of another column pass; AccR from the syntax tree
+    assert records["cars-05"]["score"]["value"] == 1.0
+    assert (
+        records["weather-05"]["score"]["value"] == 1.0
+        and records["wine-03"]["score"]["details"]["accr"] == 0.0
+    )
+    assert (
+        json.loads((tmp_path / "replay" / "run.json").read_text())["scoring"]["modes"]["interactive"]
+        == "official"
+    )
