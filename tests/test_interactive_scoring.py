@@ -6,7 +6,6 @@ plots are real matplotlib PNGs with captures made by the real capture code.
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 from typing import Any
 
@@ -19,20 +18,13 @@ from daharness.core.runlog import ScoringSettings
 from daharness.core.submission import Submission, UserTurn
 from daharness.core.task import AnswerFormat, Gold, ScorerSpec, Task, TaskMetadata
 from daharness.families.interactive_probe import encode
+from daharness.sandbox import chart_capture
 from daharness.scoring import score_submission
 from daharness.scoring.choice import read_choice, read_choice_official
 from daharness.scoring.interactive_code import extract_code
 from daharness.scoring.interactive_plots import compare_plot, plot_similarity
 from daharness.scoring.interactive_private import called_functions, recall
 from daharness.scoring.interactive_values import compare_value
-
-_SPEC = importlib.util.spec_from_file_location(
-    "chart_capture_for_interactive_tests",
-    Path(__file__).parents[1] / "src" / "daharness" / "sandbox" / "chart_capture.py",
-)
-assert _SPEC is not None and _SPEC.loader is not None
-chart_capture = importlib.util.module_from_spec(_SPEC)
-_SPEC.loader.exec_module(chart_capture)
 
 CARS = pd.DataFrame(
     {

@@ -132,8 +132,8 @@ def tagged(reply: str, tag: str) -> str | None:
 
 
 def user_of(task: Task) -> str:
-    match = re.match(r"The user is an? (.+?)\.", task.constraints)
-    return match.group(1) if match else "user"
+    """Who the user is (the dialogue's `user:` tag), as the paper's [USER (data scientist)]."""
+    return next((tag.removeprefix("user:") for tag in task.metadata.tags if tag.startswith("user:")), "user")
 
 
 def table_preview(path: Path, name: str) -> str:

@@ -292,7 +292,7 @@ def _targets(results: list[dict[str, Any]]) -> str:
             parts.append(f"the plot saved as `{intent['file']}` (with matplotlib's savefig)")
         else:
             parts.append(f"`{intent['name']}` ({_TYPE_WORDS[intent['type']]})")
-    return "the result" + ("s" if len(parts) > 1 else "") + " in " + "; ".join(parts)
+    return ("these results: " if len(parts) > 1 else "this result: ") + "; ".join(parts)
 
 
 def _turn_task(
@@ -312,7 +312,10 @@ def _turn_task(
         "dialogue": dialogue, "turn": number, "history": history, "clarification": turn.get("clarification"),
         "decoys": list(turn.get("decoys", [])), "answerability": turn.get("answerability", "answerable"),
     }  # fmt: skip
-    tags = [f"answer:{answer_type}", f"answerability:{gold['answerability']}", f"dialogue:{dialogue}"]
+    tags = [
+        f"answer:{answer_type}", f"answerability:{gold['answerability']}", f"dialogue:{dialogue}",
+        f"user:{context['user']}",
+    ]  # fmt: skip
     if answer_type == "code":
         results = turn["results"]
         scorer_options: dict[str, Any] = {"intents": results}
