@@ -205,3 +205,24 @@ def test_a_run_is_rescored_by_replaying_it(runs: dict[str, tuple[Path, Script]],
         json.loads((tmp_path / "replay" / "run.json").read_text())["scoring"]["modes"]["interactive"]
         == "official"
     )
+
+
+def test_the_command_line_sets_clarification_and_the_simulator(tmp_path: Path) -> None:
+    script = Script(SUITE.tasks)
+    with FakeOpenAI() as server:
+        server.responder = script.respond
+        done = subprocess.run(
+            [sys.executable, "-m", "daharness", "run", "--suite", "interactive", "--agent", "cot", "--model", "m",
+             "--base-url", server.base_url, "--clarify", "--simulator-model", "user-model", "--cache", "off",
+             "--ids", "cars-08,cars-04", "--out", str(tmp_path / "run")],
+            capture_output=True, text=True, check=False,
+        )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    spec = json.loads((tmp_path / "run" / "run.json").read_text())
+    assert spec["agent"]["clarify"] is True and spec["agent"]["simulator"]["model"] == "user-model"
+    assert spec["scoring"]["modes"]["interactive"] == "corrected"
+    assert {i: r["score"]["value"] for i, r in _records(tmp_path / "run").items()} == {
+        "cars-08": 1.0,
+        "cars-04": 0.0,
+    }
+    assert script.calls["simulator"] == 1 and "Table 3" in done.stdout
