@@ -122,7 +122,7 @@ def test_validate_damages_every_answer_and_each_scores_lower(validation: dict[st
     names = Counter(
         name.split(" of ")[0].split(" instead")[0] for r in validation.values() for name in r.mutations
     )
-    assert names["change a number"] >= 10 and names["change a text"] >= 1
+    assert names["change a number"] >= 8 and names["change a text"] >= 1
     for task_id, result in validation.items():
         assert result.mutations and all(value < 1.0 for value in result.mutations.values()), task_id
         if tasks[task_id].answer_format.kind == "choice":
