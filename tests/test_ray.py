@@ -14,7 +14,9 @@ import pytest
 from helpers import group_processes, wait_until
 from ray_cluster import LocalRayCluster, ray_available
 
-pytestmark = pytest.mark.skipif(not ray_available(), reason="ray is not installed (pip install 'daharness[ray]')")
+pytestmark = pytest.mark.skipif(
+    not ray_available(), reason="ray is not installed (pip install 'daharness[ray]')"
+)
 
 RUNNABLE = Path(__file__).parent / "fixtures" / "runnable" / "questions.jsonl"
 SUITE = f"dabench:{RUNNABLE}"
@@ -27,7 +29,17 @@ def cluster() -> Iterator[LocalRayCluster]:
 
 
 def _run(cluster: LocalRayCluster, *args: str) -> list[str]:
-    return [sys.executable, "-m", "daharness", "run", "--backend", "ray", "--ray-address", cluster.address, *args]
+    return [
+        sys.executable,
+        "-m",
+        "daharness",
+        "run",
+        "--backend",
+        "ray",
+        "--ray-address",
+        cluster.address,
+        *args,
+    ]
 
 
 def _records(out: Path) -> list[dict]:
@@ -37,7 +49,14 @@ def _records(out: Path) -> list[dict]:
 
 def _comparable(record: dict) -> tuple:
     score = record["score"] or {}
-    return (record["id"], record["status"], score.get("value"), score.get("details"), record["answer"], record["artifacts"])
+    return (
+        record["id"],
+        record["status"],
+        score.get("value"),
+        score.get("details"),
+        record["answer"],
+        record["artifacts"],
+    )
 
 
 def _needs_sandbox_groups() -> None:
@@ -65,7 +84,9 @@ def test_ray_runs_the_closed_form_suite_with_the_same_records_as_local(
     assert spec["executor"] == {"name": "ray", "address": cluster.address}
     assert spec["concurrency"] == 2  # one sample per CPU of the two nodes
     # both nodes ran samples: the files went with the tasks, results came back to the driver
-    local_artifacts = sorted(p.relative_to(closed_form_reference_run) for p in closed_form_reference_run.glob("artifacts/**/*"))
+    local_artifacts = sorted(
+        p.relative_to(closed_form_reference_run) for p in closed_form_reference_run.glob("artifacts/**/*")
+    )
     assert sorted(p.relative_to(out) for p in out.glob("artifacts/**/*")) == local_artifacts
     assert len(list((out / "trajectories").glob("*.json"))) == 48
 
@@ -94,7 +115,9 @@ def test_a_worker_killed_mid_sample_loses_nothing(cluster: LocalRayCluster, tmp_
     assert (out / "artifacts" / "3" / "note.txt").read_text() == "done"
     assert json.loads((out / "trajectories" / "3.json").read_text())["attempt"] == 2
     assert "1 right" in stdout and "0 errors" in stdout  # the lost attempt is superseded by its retry
-    wait_until(lambda: group_processes(cluster.sandbox_groups()) == [], 30, "the killed worker's sandbox to go")
+    wait_until(
+        lambda: group_processes(cluster.sandbox_groups()) == [], 30, "the killed worker's sandbox to go"
+    )
 
 
 def test_ctrl_c_leaves_no_sandbox_behind_and_the_same_command_resumes(

@@ -364,6 +364,33 @@ def report(
 
 
 @app.command()
+def compare(
+    run_dirs: Annotated[
+        list[Path], typer.Argument(help="Two or more run directories; the first is the baseline.")
+    ],
+    html_path: Annotated[Path | None, typer.Option("--html", help="Write the comparison as HTML.")] = None,
+    json_path: Annotated[Path | None, typer.Option("--json", help="Write the figures as JSON.")] = None,
+    debug: DebugOption = False,
+) -> None:
+    """Compare runs: figures with 95% intervals, paired differences and tests by group, flipped samples."""
+    from daharness.report.build import write_json
+    from daharness.report.compare import compare_runs
+    from daharness.report.compare_render import print_comparison, render_comparison_html
+
+    if len(run_dirs) < 2:
+        raise UserError("compare needs at least two run directories")
+    figures = compare_runs(run_dirs)
+    print_comparison(out, figures)
+    if html_path is not None:
+        html_path.parent.mkdir(parents=True, exist_ok=True)
+        html_path.write_text(render_comparison_html(figures), encoding="utf-8")
+        out.print(f"wrote {html_path}")
+    if json_path is not None:
+        write_json(json_path, figures)
+        out.print(f"wrote {json_path}")
+
+
+@app.command()
 def validate(
     suite: SuiteOption = "workspace",
     mode: ModeOption = ClosedFormMode.normalized,

@@ -84,6 +84,7 @@ class SampleExecutor(ABC):
         """Abandon every job in flight (Ctrl-C, a fatal model error): their sandboxes are killed and
         their results never come back."""
 
+    @abstractmethod
     def close(self) -> None:
         """Release what the executor holds (threads, a cluster connection)."""
 
@@ -108,7 +109,9 @@ def executor_names() -> list[str]:
 def make_executor(settings: ExecutorSettings, work: SampleWork, concurrency: int | None) -> SampleExecutor:
     _load_builtin()
     if settings.name not in _EXECUTORS:
-        raise UserError(f"--backend: unknown executor {settings.name!r}; known: {', '.join(sorted(_EXECUTORS))}")
+        raise UserError(
+            f"--backend: unknown executor {settings.name!r}; known: {', '.join(sorted(_EXECUTORS))}"
+        )
     return _EXECUTORS[settings.name](settings, work, concurrency)
 
 

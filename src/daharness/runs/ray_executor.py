@@ -11,6 +11,7 @@ next attempt (`lost_worker_retries`); Ray's own retries are off so that every at
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import io
 import os
@@ -129,10 +130,8 @@ def _unpack(packed: PackedPath, data: bytes) -> Path:
                 archive.extractall(staging / packed.name, filter="data")
         else:
             (staging / packed.name).write_bytes(data)
-        try:
+        with contextlib.suppress(OSError):  # another worker of this node unpacked it first
             os.rename(staging, home)
-        except OSError:  # another worker of this node unpacked it first
-            pass
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     return target
@@ -301,14 +300,21 @@ class RayExecutor(SampleExecutor):
 
     def _lost_errors(self) -> tuple[type[BaseException], ...]:
         errors = self._ray.exceptions
-        return (errors.WorkerCrashedError, errors.NodeDiedError, errors.ObjectLostError, errors.RaySystemError)
+        return (
+            errors.WorkerCrashedError,
+            errors.NodeDiedError,
+            errors.ObjectLostError,
+            errors.RaySystemError,
+        )
 
     def stop(self) -> None:
         ray = self._ray
         refs = list(self._refs)
         for ref in refs:  # KeyboardInterrupt inside the task: its sandboxes close as after Ctrl-C
             ray.cancel(ref, force=False)
-        _, still_running = ray.wait(refs, num_returns=len(refs), timeout=_CANCEL_GRACE_S) if refs else ([], [])
+        _, still_running = (
+            ray.wait(refs, num_returns=len(refs), timeout=_CANCEL_GRACE_S) if refs else ([], [])
+        )
         for ref in still_running:  # the worker process is killed; bwrap --die-with-parent takes its sandbox
             ray.cancel(ref, force=True)
         self._refs.clear()

@@ -24,6 +24,7 @@ from daharness.runs.executors import ExecutorSettings, SampleExecutor, SampleJob
 from daharness.runs.pipeline import SampleResult, SandboxSettings
 from daharness.runs.rundir import RUN_FILE, RunDir
 from daharness.sandbox import check_backend
+
 _REPORTED_PACKAGES = ("pandas", "numpy", "scipy", "scikit-learn", "pydantic", "matplotlib")
 RUNS_ROOT = Path("runs")
 
