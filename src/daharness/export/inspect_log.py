@@ -132,7 +132,7 @@ def sample_of(run: RunDir, record: SampleRecord, model: str, task: Task | None) 
             "attempt": record.attempt,
             "artifacts": record.artifacts,
             "agent_metrics": record.agent_metrics,
-        },  # fmt: skip
+        },
         total_time=record.duration_s,
     )
 
