@@ -111,6 +111,12 @@ def _run_section(run: ViewedRun) -> str:
     )
 
 
+def _dataset_key(key: str) -> str:
+    """How a row's data-* attribute is named in JavaScript (data-stop-reason -> dataset.stopReason)."""
+    head, *rest = key.split("_")
+    return head + "".join(part.title() for part in rest)
+
+
 _ROW_DATA = ("run", "verdict", "family", "category", "level", "errors", "stop_reason", "search")
 
 
@@ -135,7 +141,7 @@ def index_page(runs: list[ViewedRun]) -> str:
         values = sorted({row[key] for row in rows if row[key]})
         choices = "".join(f'<option value="{escape(v)}">{escape(v)}</option>' for v in values)
         options += (
-            f'<label>{escape(label)} <select data-filter="{key}" name="{key}">'
+            f'<label>{escape(label)} <select data-filter="{_dataset_key(key)}" name="{key}">'
             f'<option value="">all</option>{choices}</select></label>'
         )
     if len(runs) > 1:
