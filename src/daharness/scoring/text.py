@@ -484,12 +484,18 @@ def score_text(
     return Score(value=value, explanation=explanation, details=details)
 
 
+def official_file_names(answer: str | None) -> list[str]:
+    """Every file name in an answer as the official evaluator finds them (``_get_result_file_from_json``:
+    directories dropped, in order)."""
+    return [match.group(1) for match in _OFFICIAL_FILE_NAME.finditer(answer or "")]
+
+
 def official_answer_files(answer: str | None) -> list[str] | None:
     """The file names the official evaluator reads instead of a text answer, in order; None when the
     answer does not end with one of ``OFFICIAL_FILE_SUFFIXES`` (the text itself is then the answer)."""
     if not isinstance(answer, str) or not answer.endswith(OFFICIAL_FILE_SUFFIXES):
         return None
-    return [match.group(1) for match in _OFFICIAL_FILE_NAME.finditer(answer)]
+    return official_file_names(answer)
 
 
 def named_answer_files(answer: str | None, find: Callable[[str], Path | None]) -> list[Path] | None:

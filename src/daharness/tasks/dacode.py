@@ -145,6 +145,8 @@ def _spec_options(
         spec["expected"] = numbers[0] if len(numbers) == 1 else numbers
     elif "file" in result:
         files = [Path(f).name for f in _as_list(result["file"])]
+        if name == "chart":  # ["result.png", "dabench/plot.json", "dabench/result.npy"]: the image first
+            files = [f for f in files if f.endswith((".png", ".jpg"))] or files
         spec["file"] = files[0]
         spec["gold"] = files if name == "table" and len(files) > 1 else files[0]
     if name == "ml":
