@@ -239,7 +239,7 @@ def test_a_gold_chart_without_data_is_a_benchmark_defect(tmp_path: Path, mode: s
     gold = side(tmp_path / "gold", data=None, image=square((0, 0, 0)))
     predicted = side(tmp_path / "pred")
     if mode == "corrected":
-        with pytest.raises(FileNotFoundError, match="result.npy"):
+        with pytest.raises(FileNotFoundError, match=r"result\.npy"):
             score_chart(predicted, gold)
     else:
         result = score_chart(predicted, gold, keys=KEYS, mode="compat")
