@@ -54,3 +54,11 @@ def wait_until(condition, timeout_s: float = 30.0, what: str = "condition") -> N
         if time.monotonic() > deadline:
             raise AssertionError(f"timed out waiting for {what}")
         time.sleep(0.02)
+
+
+def shared_folder() -> Path:
+    """The project's shared material (`../shared` beside the repository, as CI has it); the
+    DAHARNESS_SHARED variable names another place (e.g. when working in a git worktree)."""
+    import os
+
+    return Path(os.environ.get("DAHARNESS_SHARED") or Path(__file__).parents[2] / "shared")
