@@ -8,24 +8,18 @@ has tests of its own in test_scoring_chart_files.py.
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers import load_chart_capture
 from matplotlib.figure import Figure
 
 from daharness.scoring.chart import ChartFiles, fuzz_ratio, load_capture, score_chart, similarity
 
-_SPEC = importlib.util.spec_from_file_location(
-    "chart_capture_for_scoring_tests",
-    Path(__file__).parents[1] / "src" / "daharness" / "sandbox" / "chart_capture.py",
-)
-assert _SPEC is not None and _SPEC.loader is not None
-chart_capture = importlib.util.module_from_spec(_SPEC)
-_SPEC.loader.exec_module(chart_capture)
+chart_capture = load_chart_capture()
 
 CATEGORIES = ["north", "south", "east"]
 

@@ -7,26 +7,20 @@ DA-Agent's post-processing writes them.
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
+from helpers import load_chart_capture
 from matplotlib.figure import Figure
 from PIL import Image
 
 from daharness.scoring.chart import ChartFiles, score_chart
 from daharness.scoring.chart_compat import dabench_from_capture
 
-_SPEC = importlib.util.spec_from_file_location(
-    "chart_capture_for_file_tests",
-    Path(__file__).parents[1] / "src" / "daharness" / "sandbox" / "chart_capture.py",
-)
-assert _SPEC is not None and _SPEC.loader is not None
-chart_capture = importlib.util.module_from_spec(_SPEC)
-_SPEC.loader.exec_module(chart_capture)
+chart_capture = load_chart_capture()
 
 PLOT = {
     "type": "bar",
