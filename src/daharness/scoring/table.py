@@ -396,8 +396,7 @@ def _normalize(series: pd.Series) -> _Column:
 
 
 def _close(a: np.ndarray, b: np.ndarray, tolerance: float) -> np.ndarray:
-    with np.errstate(invalid="ignore"):
-        return (a == b) | (np.abs(a - b) <= tolerance) | (np.isnan(a) & np.isnan(b))
+    return np.isclose(a, b, rtol=0.0, atol=tolerance, equal_nan=True)
 
 
 def _missing(cell: Any) -> bool:

@@ -522,22 +522,16 @@ def _mean_over_files(scores: list[Score], names: list[str]) -> Score:
 
 class TextScorerOptions(ScorerOptions):
     """Options of a `text` scorer: the expected value inline (`expected`) or in a gold JSON file (`gold`);
-    the answer is the agent's final answer, or the file `file` when given."""
+    with `alternatives`, `expected` is a list of acceptable gold values and the best score counts (DA-Code
+    configs with several `number` entries). The answer is the agent's final answer, or the file `file`."""
 
     expected: Any = None
+    alternatives: bool = False
     gold: str | None = None
     file: str | None = None
     ignore_order: bool = False
     tolerance: float = 1e-2
     score_rule: ScoreRule = "all"
-
-
-def _score_named(context: ScoringContext, expected: Any, name: str, settings: dict[str, Any]) -> Score:
-    """The official reading of ``<output folder>/<name>`` as the answer."""
-    path = context.output(name)
-    if path is None:
-        return Score(value=0.0, explanation=f"answer file {name} not found")
-    return score_text(expected, answer_file=path, mode="compat", **settings)
 
 
 @scorer("text", options=TextScorerOptions, modes=WORKSPACE_MODES)
@@ -549,24 +543,38 @@ def text(context: ScoringContext, options: TextScorerOptions) -> Score:
         expected = json.loads(context.gold(options.gold).read_text(encoding="utf-8"))
     else:
         raise ValueError(f"task {context.task.id}: a text scorer needs 'expected' or 'gold'")
-    answer_file = None
-    settings = {"ignore_order": options.ignore_order, "tolerance": options.tolerance}
-    settings["score_rule"] = options.score_rule
+    golds = list(expected) if options.alternatives and isinstance(expected, list) else [expected]
+    settings: dict[str, Any] = {
+        "mode": context.mode, "ignore_order": options.ignore_order, "tolerance": options.tolerance,
+        "score_rule": options.score_rule,
+    }  # fmt: skip
     if options.file:
         answer_file = context.output(options.file)
         if answer_file is None:
             return nothing_collected(options.file)
-    elif context.mode == "compat" and (names := official_answer_files(context.submission.answer)) is not None:
+        return _best(golds, settings, answer_file=answer_file)
+    answer = context.submission.answer
+    if context.mode == "compat" and (names := official_answer_files(answer)) is not None:
         if not names:
             return Score(value=0.0, explanation="the answer ends like a file name but names no file")
-        scores = [_score_named(context, expected, name, settings) for name in names]
+        found = [context.output(name) for name in names]
+        scores = [
+            _best(golds, settings, answer_file=path)
+            if path is not None
+            else Score(value=0.0, explanation=f"answer file {name} not found")
+            for name, path in zip(names, found, strict=True)
+        ]
         return _mean_over_files(scores, names)
-    elif context.mode == "corrected" and (
-        paths := named_answer_files(context.submission.answer, context.output)
-    ):
-        scores = [score_text(expected, answer_file=path, **settings) for path in paths]  # type: ignore[arg-type]
+    if context.mode == "corrected" and (paths := named_answer_files(answer, context.output)):
+        scores = [_best(golds, settings, answer_file=path) for path in paths]
         return _mean_over_files(scores, [path.name for path in paths])
-    return score_text(
-        expected, answer_text=context.submission.answer, answer_file=answer_file, mode=context.mode,  # type: ignore[arg-type]
-        ignore_order=options.ignore_order, tolerance=options.tolerance, score_rule=options.score_rule,
-    )  # fmt: skip
+    return _best(golds, settings, answer_text=answer)
+
+
+def _best(golds: list[Any], settings: dict[str, Any], **answer: Any) -> Score:
+    """The best score of one answer over the acceptable gold values (the official max)."""
+    scores = [score_text(gold, **answer, **settings) for gold in golds]
+    best = max(scores, key=lambda score: score.value)
+    if len(scores) == 1:
+        return best
+    return best.model_copy(update={"explanation": f"best of {len(scores)} gold answers: {best.explanation}"})

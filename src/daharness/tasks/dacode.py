@@ -44,7 +44,7 @@ FUNC_TO_SCORER = {
 }
 # options the loader itself fills in from the eval config; an official `options` entry may not set them
 _FILLED_BY_LOADER = frozenset(
-    {"file", "gold", "expected", "metric", "lower_bound", "upper_bound", "evaluator"}
+    {"file", "gold", "expected", "alternatives", "metric", "lower_bound", "upper_bound", "evaluator"}
 )
 # DA-Code's task names -> (category, sub-category) of the paper's taxonomy
 _TAXONOMY = {
@@ -224,6 +224,8 @@ def _spec_options(
     if "number" in result:
         numbers = result["number"]
         spec["expected"] = numbers[0] if len(numbers) == 1 else numbers
+        if len(numbers) > 1:  # several acceptable answers: the official evaluator keeps the best score
+            spec["alternatives"] = True
     elif "file" in result:
         files = [Path(f).name for f in _as_list(result["file"])]
         if name == "chart":  # ["result.png", "dabench/plot.json", "dabench/result.npy"]: the image first
