@@ -50,7 +50,7 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 import numpy as np
 
@@ -210,21 +210,27 @@ def score_chart(
         )
         return _verdict_score(value, verdicts, details)
 
-    gold_views = _views(_side(gold), "gold")
+    gold_side = _read(_side(gold), "gold")
     if predicted is None:
         return Score(value=0.0, explanation="no chart captured (the agent saved no figure)", details=details)
     try:
-        predicted_views = _views(_side(predicted), "predicted", like=gold_views[2])
+        predicted_side = _read(_side(predicted), "predicted", like=gold_side.form)
     except FileNotFoundError as error:
         return Score(value=0.0, explanation=f"no chart captured ({error})", details=details)
     except (OSError, ValueError) as error:
         return Score(value=0.0, explanation=f"chart unreadable: {error}", details=details)
-    if predicted_views[2] != gold_views[2]:  # a capture against DA-Agent files: compare as DA-Agent reads
-        gold_views = _views(_side(gold), "gold", like="dabench")
-    details["compared_as"] = gold_views[2]
-    if predicted_views[3]:
-        details["capture_errors"] = predicted_views[3]
-    verdicts = score_corrected(predicted_views[:2], gold_views[:2], items, data_order_free, data_scale_free)
+    if predicted_side.form != gold_side.form:  # a capture against DA-Agent's files: compare as DA-Agent reads
+        gold_side = _read(_side(gold), "gold", like="dabench")
+    details["compared_as"] = gold_side.form
+    if predicted_side.errors:
+        details["capture_errors"] = predicted_side.errors
+    verdicts = score_corrected(
+        (predicted_side.views, predicted_side.figsize),
+        (gold_side.views, gold_side.figsize),
+        items,
+        data_order_free,
+        data_scale_free,
+    )
     return _verdict_score(float(all(v.match for v in verdicts.values())), verdicts, details)
 
 
@@ -243,30 +249,36 @@ def _verdict_score(value: float, verdicts: dict[str, Verdict], details: dict[str
     return Score(value=value, explanation=explanation, details=details)
 
 
-def _views(
-    files: ChartFiles, side: str, like: str = "capture"
-) -> tuple[list[ChartView], Any, str, list[str]]:
-    """(views, figsize, "capture" or "dabench", capture errors) of one side for the corrected rules.
+class _Read(NamedTuple):
+    """One side ready for the corrected rules."""
 
-    A capture is read as captured unless ``like="dabench"``, when it is first turned into DA-Agent's
-    files. Raises FileNotFoundError / ValueError when the side cannot be read."""
+    views: list[ChartView]
+    figsize: Any
+    form: str  # "capture" or "dabench"
+    errors: list[str]  # what the capture could not read
+
+
+def _capture(value: dict[str, Any] | Path, what: str) -> dict[str, Any]:
+    return _checked(value, what) if isinstance(value, dict) else load_capture(value)
+
+
+def _read(files: ChartFiles, side: str, like: str = "capture") -> _Read:
+    """One side for the corrected rules. A capture is read as captured unless ``like="dabench"``, when
+    it is first turned into DA-Agent's files. Raises FileNotFoundError / ValueError when the side cannot
+    be read."""
     if isinstance(files.capture, Path) and not files.capture.is_file():
         raise FileNotFoundError(f"{files.capture} not found")
     if files.capture is not None:
-        capture = (
-            load_capture(files.capture)
-            if not isinstance(files.capture, dict)
-            else _checked(files.capture, side)
-        )
+        capture = _capture(files.capture, side)
         errors = list(capture.get("errors") or [])
         if like == "capture":
-            return views_from_capture(capture), capture.get("figsize"), "capture", errors
+            return _Read(views_from_capture(capture), capture.get("figsize"), "capture", errors)
         params, matrix = dabench_from_capture(capture)
         if params is None or matrix is None:
-            return [ChartView()], capture.get("figsize"), "dabench", errors
-        return views_from_dabench(params, matrix), params.get("figsize"), "dabench", errors
+            return _Read([ChartView()], capture.get("figsize"), "dabench", errors)
+        return _Read(views_from_dabench(params, matrix), params.get("figsize"), "dabench", errors)
     params, matrix = _read_dabench(files)
-    return views_from_dabench(params, matrix), params.get("figsize"), "dabench", []
+    return _Read(views_from_dabench(params, matrix), params.get("figsize"), "dabench", [])
 
 
 def _official(value: ChartFiles | dict[str, Any] | Path | None) -> OfficialChart:
@@ -275,11 +287,7 @@ def _official(value: ChartFiles | dict[str, Any] | Path | None) -> OfficialChart
     if files.capture is None:
         return OfficialChart(list(files.images), files.plot, files.data)
     try:
-        capture = (
-            load_capture(files.capture)
-            if not isinstance(files.capture, dict)
-            else _checked(files.capture, "capture")
-        )
+        capture = _capture(files.capture, "capture")
     except (OSError, ValueError):
         return OfficialChart(list(files.images))  # no readable capture: DA-Agent would have left no files
     params, matrix = dabench_from_capture(capture)
