@@ -355,3 +355,9 @@ def test_fuzz_ratio_is_the_levenshtein_ratio() -> None:
     assert fuzz_ratio("comparision of animal count", "comparison of animal counts") == 96
     # 2·LCS/(len a + len b); difflib's matching blocks would give 33.3 here.
     assert similarity("bcbcb", "abacbbc") == pytest.approx(200 * 4 / 12)
+
+
+def test_the_scorer_reads_the_format_the_capture_writes() -> None:
+    from daharness.scoring.chart import CAPTURE_FORMAT, CAPTURE_VERSIONS
+
+    assert chart_capture.FORMAT == CAPTURE_FORMAT and chart_capture.VERSION in CAPTURE_VERSIONS
