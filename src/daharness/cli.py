@@ -376,14 +376,18 @@ def validate(
         raise typer.Exit(1)
 
 
-def _validate_workflow(loaded: Any, tasks: list[Any], scoring: Any, concurrency: int, json_path: Path | None) -> None:
+def _validate_workflow(
+    loaded: Any, tasks: list[Any], scoring: Any, concurrency: int, json_path: Path | None
+) -> None:
     from concurrent.futures import ThreadPoolExecutor
 
     from daharness.report.build import write_json
     from daharness.report.terminal import print_workflow_validation
     from daharness.validate_workflow import WorkflowValidation, validate_workflow_task
 
-    unsupported = [WorkflowValidation(i, supported=False, reason=why) for i, why in loaded.unsupported.items()]
+    unsupported = [
+        WorkflowValidation(i, supported=False, reason=why) for i, why in loaded.unsupported.items()
+    ]
     with ThreadPoolExecutor(max_workers=concurrency) as pool:
         checked = list(pool.map(lambda task: validate_workflow_task(task, scoring=scoring), tasks))
     results = sorted(unsupported + checked, key=lambda result: result.task_id)
@@ -449,9 +453,8 @@ def suites_check(
     debug: DebugOption = False,
 ) -> None:
     """Load a suite and list every task whose data has defects (exit 1 if any)."""
-    from daharness.suites import load_suite
-
     from daharness.report.terminal import print_unsupported
+    from daharness.suites import load_suite
 
     loaded = load_suite(suite, labels=labels, tables=tables)
     flagged = [task for task in loaded.tasks if task.warnings]

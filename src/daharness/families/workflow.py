@@ -135,7 +135,9 @@ def workflow_figures(records: list[SampleRecord]) -> dict[str, Any] | None:
         "samples": len(values),
         "success_rate": round(sum(v >= 1.0 for _, v in values) / len(values), 4),
         "mean_score": round(sum(v for _, v in values) / len(values), 4),
-        "by_app": groups(lambda r: [t.removeprefix("app:") for t in r.tags if t.startswith("app:")] or ["unknown"]),
+        "by_app": groups(
+            lambda r: [t.removeprefix("app:") for t in r.tags if t.startswith("app:")] or ["unknown"]
+        ),
         "by_category": groups(lambda r: [r.category or "unknown"]),
         "by_interface": groups(lambda r: [t for t in r.tags if t in INTERFACES] or ["unknown"]),
         "by_instruction": groups(lambda r: [t for t in r.tags if t in INSTRUCTIONS] or ["unknown"]),

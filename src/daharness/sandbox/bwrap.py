@@ -79,6 +79,8 @@ class BwrapSandbox(KernelSandbox):
         additions = sandbox_additions(self.task)
         args: list[str] = []
         mounted = [f"{SANDBOX_TOOLS}/{index}" for index in range(len(additions.path_dirs))]
+        if mounted:
+            args += ["--perms", "0755", "--dir", SANDBOX_TOOLS]
         for folder, target in zip(additions.path_dirs, mounted, strict=True):
             args += ["--ro-bind", str(folder), target]
         if mounted:

@@ -10,13 +10,16 @@ from pathlib import Path
 from typing import Any, Literal
 
 import duckdb
+from pydantic import Field
 
 from daharness.core.registry import scorer
 from daharness.core.score import Score
 from daharness.core.scoring import ScoringContext
 from daharness.scoring.workflow_inputs import EvaluatorOptions, evaluate
 
-CheckType = Literal["table", "view", "table-schema", "view-schema", "table-schema-content", "view-schema-content"]
+CheckType = Literal[
+    "table", "view", "table-schema", "view-schema", "table-schema-content", "view-schema-content"
+]
 # each check implies the lighter ones, as the official `validate_check_type`
 _IMPLIES = {
     "table-schema-content": ("table-schema", "table"),
@@ -28,9 +31,9 @@ _IMPLIES = {
 
 class LocalDatabaseOptions(EvaluatorOptions):
     db_type: Literal["duckdb", "sqlite3"] = "duckdb"
-    check_type: list[CheckType] = ["table", "view"]
-    table_targets: list[str] = []  # empty: every table
-    view_targets: list[str] = []
+    check_type: list[CheckType] = Field(default_factory=lambda: ["table", "view"])
+    table_targets: list[str] = Field(default_factory=list)  # empty: every table
+    view_targets: list[str] = Field(default_factory=list)
     schema_name: str = ""  # compare this schema instead of the default one; it must exist in the result
 
 
@@ -59,9 +62,13 @@ def check_local_database(context: ScoringContext, options: LocalDatabaseOptions)
                 if names != wanted:
                     return 0.0, f"{kind}s {names} differ from the expected {wanted}"
                 for name in names:
-                    if f"{kind}-schema" in checks and _columns(mine, name, options) != _columns(gold, name, options):
+                    if f"{kind}-schema" in checks and _columns(mine, name, options) != _columns(
+                        gold, name, options
+                    ):
                         return 0.0, f"{kind} {name} has other columns than expected"
-                    if f"{kind}-schema-content" in checks and _rows(mine, name, options) != _rows(gold, name, options):
+                    if f"{kind}-schema-content" in checks and _rows(mine, name, options) != _rows(
+                        gold, name, options
+                    ):
                         return 0.0, f"the rows of {kind} {name} differ from the expected ones"
         return 1.0, f"database matches on {', '.join(sorted(checks))}"
 

@@ -26,7 +26,9 @@ def check_include_exclude(context: ScoringContext, options: EvaluatorOptions) ->
         missing = [s for s in rules.get("include", []) if s not in text]
         present = [s for s in rules.get("exclude", []) if s in text]
         passed = not missing and not present
-        return float(passed), "output matches" if passed else f"missing {missing}, unwanted {present}: {text[-300:]!r}"
+        return float(
+            passed
+        ), "output matches" if passed else f"missing {missing}, unwanted {present}: {text[-300:]!r}"
 
     return evaluate(context, options, metric)
 
@@ -116,7 +118,9 @@ def compare_csv(context: ScoringContext, options: CompareCsvOptions) -> Score:
         got, want = lines(result), lines(expected)
         if got == want:
             return 1.0, f"same {len(want)} lines"
-        first = next((i for i, (a, b) in enumerate(zip(got, want)) if a != b), min(len(got), len(want)))
+        first = next(
+            (i for i, (a, b) in enumerate(zip(got, want, strict=False)) if a != b), min(len(got), len(want))
+        )
         return 0.0, f"{len(got)} lines vs {len(want)} expected; first difference at line {first + 1}"
 
     return evaluate(context, options, metric)

@@ -71,12 +71,16 @@ def evaluate(
     except GoldMissing:
         raise  # the benchmark's fault, not the agent's: an error of the harness
     except MissingInput as exc:
-        return Score(value=0.0, explanation=str(exc), checks=[Check(name=name, passed=False, explanation=str(exc))])
+        return Score(
+            value=0.0, explanation=str(exc), checks=[Check(name=name, passed=False, explanation=str(exc))]
+        )
     except Exception as exc:  # the official evaluator scores a crash in a metric as 0
         why = f"evaluator error: {type(exc).__name__}: {exc}"
         return Score(value=0.0, explanation=why, checks=[Check(name=name, passed=False, explanation=why)])
     value = float(value)
-    return Score(value=value, explanation=why, checks=[Check(name=name, passed=value >= 1.0, explanation=why)])
+    return Score(
+        value=value, explanation=why, checks=[Check(name=name, passed=value >= 1.0, explanation=why)]
+    )
 
 
 def text_of(value: Any) -> str:

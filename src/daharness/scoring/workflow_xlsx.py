@@ -45,17 +45,37 @@ class SheetDataRule(PairRule):
 
 class ChartRule(PairRule):
     type: Literal["chart"]
-    chart_props: list[Literal["title", "legend", "anchor", "width", "height", "type", "direction", "xtitle", "ytitle", "ztitle"]] = []
+    chart_props: list[
+        Literal[
+            "title", "legend", "anchor", "width", "height", "type", "direction", "xtitle", "ytitle", "ztitle"
+        ]
+    ] = Field(default_factory=list)
 
 
 class PivotRule(PairRule):
     type: Literal["pivot_table"]
-    pivot_props: list[str] = []
+    pivot_props: list[str] = Field(default_factory=list)
 
 
 class StyleRule(PairRule):
     type: Literal["style"]
-    props: list[Literal["number_format", "font_name", "font_family", "font_color", "font_bold", "font_italic", "font_underline", "font_size", "fill_type", "bgcolor", "fgcolor", "hyperlink", "merge"]]
+    props: list[
+        Literal[
+            "number_format",
+            "font_name",
+            "font_family",
+            "font_color",
+            "font_bold",
+            "font_italic",
+            "font_underline",
+            "font_size",
+            "fill_type",
+            "bgcolor",
+            "fgcolor",
+            "hyperlink",
+            "merge",
+        ]
+    ]
 
 
 class FreezeRule(PairRule):
@@ -88,7 +108,10 @@ class _Books:
 
         self.paths = {"R": result, "E": expected}
         self.excel = {"R": pd.ExcelFile(result), "E": pd.ExcelFile(expected) if expected else None}
-        self.books = {"R": openpyxl.load_workbook(result), "E": openpyxl.load_workbook(expected) if expected else None}
+        self.books = {
+            "R": openpyxl.load_workbook(result),
+            "E": openpyxl.load_workbook(expected) if expected else None,
+        }
         self.cached = {"R": openpyxl.load_workbook(result, data_only=True), "E": None}
         if expected:
             self.cached["E"] = openpyxl.load_workbook(expected, data_only=True)
@@ -167,12 +190,19 @@ def _check(books: _Books, rule: Any) -> tuple[bool, str]:
         mine, gold = books.sheet(rule.sheet_idx0), books.sheet(rule.sheet_idx1)
         if mine is None:
             return False, f"no sheet {rule.sheet_idx0}"
-        return mine.freeze_panes == gold.freeze_panes, f"freeze panes {mine.freeze_panes} vs {gold.freeze_panes}"
+        return (
+            mine.freeze_panes == gold.freeze_panes,
+            f"freeze panes {mine.freeze_panes} vs {gold.freeze_panes}",
+        )
     sheet, cached = books.sheet(rule.sheet_idx), books.sheet(rule.sheet_idx, cached=True)
     if sheet is None:
         return False, f"no sheet {rule.sheet_idx}"
     for prop, check in rule.props.items():
-        value = _cell_value(cached[rule.coordinate].value) if prop == "value" else _style(prop, sheet[rule.coordinate])
+        value = (
+            _cell_value(cached[rule.coordinate].value)
+            if prop == "value"
+            else _style(prop, sheet[rule.coordinate])
+        )
         if not match_rule(value, check):
             return False, f"{rule.coordinate} {prop} = {value!r} does not satisfy {check}"
     return True, ""
@@ -205,7 +235,13 @@ def _charts(sheet: Any, props: list[str]) -> dict[str, dict[str, Any]]:
         readers = {
             "title": lambda c: _title(c.title),
             "legend": lambda c: c.legend.position if c.legend is not None else None,
-            "anchor": lambda c: [c.anchor.editAs, c.anchor._from.col, c.anchor.to.row, c.anchor.to.col, c.anchor.to.row],
+            "anchor": lambda c: [
+                c.anchor.editAs,
+                c.anchor._from.col,
+                c.anchor.to.row,
+                c.anchor.to.col,
+                c.anchor.to.row,
+            ],
             "width": lambda c: c.width,
             "height": lambda c: c.height,
             "type": lambda c: c.tagname,
@@ -236,7 +272,9 @@ def _pivots(sheet: Any, props: list[str]) -> dict[str, dict[str, Any]]:
         return {}
     found = {}
     for pivot in sheet._pivots:
-        raw = [[(item.h, item.x) for item in field.items if item.x is not None] for field in pivot.pivotFields]
+        raw = [
+            [(item.h, item.x) for item in field.items if item.x is not None] for field in pivot.pivotFields
+        ]
         left = next((i for i, items in enumerate(raw) if items), len(raw))
         trimmed = raw[left:]
         right = next((i for i, items in enumerate(reversed(trimmed)) if items), len(trimmed))
@@ -303,7 +341,9 @@ def _styles(sheet: Any, cached: Any, props: list[str]) -> dict[str, list[Any]]:
     """Every cell's asked properties, with the style of the conditional formats that apply to it."""
     if sheet is None:
         return {}
-    found = {cell.coordinate: [_style(p, cell) for p in props] for column in sheet.iter_cols() for cell in column}
+    found = {
+        cell.coordinate: [_style(p, cell) for p in props] for column in sheet.iter_cols() for cell in column
+    }
     for formatting in sheet.conditional_formatting:
         for rule in formatting.rules:
             test = _condition(rule, cached)
@@ -318,7 +358,14 @@ def _styles(sheet: Any, cached: Any, props: list[str]) -> dict[str, list[Any]]:
     return found
 
 
-_COMPARE = {"=": operator.eq, "<>": operator.ne, ">": operator.gt, "<": operator.lt, ">=": operator.ge, "<=": operator.le}
+_COMPARE = {
+    "=": operator.eq,
+    "<>": operator.ne,
+    ">": operator.gt,
+    "<": operator.lt,
+    ">=": operator.ge,
+    "<=": operator.le,
+}
 _CELL_IS = {"equal": "=", "notEqual": "<>", "greaterThan": ">", "lessThan": "<", "greaterThanOrEqual": ">=",
             "lessThanOrEqual": "<="}  # fmt: skip
 _EXPRESSION = re.compile(
@@ -348,7 +395,9 @@ def _condition(rule: Any, cached: Any) -> Any:
             numbers = [c.value for row in cells for c in row if isinstance(c.value, int | float)]
             if not numbers:
                 return None
-            bound = {"MAX": max, "MIN": min, "SUM": sum, "AVERAGE": lambda v: sum(v) / len(v)}[match.group(2).upper()](numbers)
+            bound = {"MAX": max, "MIN": min, "SUM": sum, "AVERAGE": lambda v: sum(v) / len(v)}[
+                match.group(2).upper()
+            ](numbers)
         return lambda value: isinstance(value, float) and compare(value, bound)
     return None
 

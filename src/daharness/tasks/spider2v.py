@@ -111,7 +111,9 @@ class TaskReader:
         text, tags = self._instruction(raw, folder, tags)
         files, setup = self._setup(raw.get("config", []), folder)
         evaluator = self._evaluator(raw["evaluator"], folder, path)
-        postconfig = [step.model_dump() for step in self._steps(raw["evaluator"].get("postconfig", []), folder)]
+        postconfig = [
+            step.model_dump() for step in self._steps(raw["evaluator"].get("postconfig", []), folder)
+        ]
         apps = [str(app) for app in raw.get("related_apps", [])]
         task = Task(
             id=str(raw.get("id", path.stem)),
@@ -121,9 +123,8 @@ class TaskReader:
             files=files,
             gold=Gold(
                 files=evaluator.gold,
-                data={"scripts": evaluator.scripts, "postconfig": postconfig,
-                      "official": {k: raw.get(k) for k in ("counterpart", "source", "snapshot", "action_number")}},
-            ),  # fmt: skip
+                data={"scripts": evaluator.scripts, "postconfig": postconfig, "official": _official(raw)},
+            ),
             answer_format=AnswerFormat(kind="files"),
             scorers=evaluator.scorers,
             conjunction=_conjunction(raw["evaluator"].get("conj", "and"), path),
@@ -155,7 +156,9 @@ class TaskReader:
             text = f"{text}\n{VERBOSE_INTRO}\n{tutorial}\n{VERBOSE_OUTRO}"
             tags = ["verbose" if tag == "abstract" else tag for tag in tags]
         if self.rag:
-            chunks = [p.read_text(encoding="utf-8").strip() for p in sorted(folder.glob("retrieved_chunk*.txt"))]
+            chunks = [
+                p.read_text(encoding="utf-8").strip() for p in sorted(folder.glob("retrieved_chunk*.txt"))
+            ]
             if chunks:
                 text = "\n\n".join([text, RAG_INTRO, *chunks])
         return text, tags
@@ -195,7 +198,10 @@ class TaskReader:
             elif kind in limits.GUI_STEPS:
                 steps.append(SetupStep(kind="open", args={"official": kind, **params}))
             else:
-                raise Unsupported(limits.setup_step_need(kind) or f"setup step '{kind}' needs an app or account this sandbox does not have")
+                raise Unsupported(
+                    limits.setup_step_need(kind)
+                    or f"setup step '{kind}' needs an app or account this sandbox does not have"
+                )
         return steps
 
     def _source(self, official: str, folder: Path) -> Path:
@@ -251,7 +257,9 @@ class TaskReader:
             return {"kind": "script_output", "path": dest}
         if kind == "local_file":
             return {"kind": "gold", "path": self._gold(raw, folder, out)}
-        raise Unsupported(f"evaluator reads '{kind}' (a browser, GUI or cloud state this sandbox does not have)")
+        raise Unsupported(
+            f"evaluator reads '{kind}' (a browser, GUI or cloud state this sandbox does not have)"
+        )
 
     def _expected(self, raw: Any, folder: Path, out: _Evaluator) -> dict[str, Any]:
         if not raw:
@@ -265,7 +273,11 @@ class TaskReader:
 
     def _gold(self, raw: dict[str, Any], folder: Path, out: _Evaluator) -> str:
         source = self._source(str(raw.get("path", "")), folder)
-        name = source.relative_to(folder.resolve()).as_posix() if source.is_relative_to(folder.resolve()) else source.name
+        name = (
+            source.relative_to(folder.resolve()).as_posix()
+            if source.is_relative_to(folder.resolve())
+            else source.name
+        )
         if all(gold.name != name for gold in out.gold):
             out.gold.append(GoldFile(name=name, source=source))
         return name
@@ -308,6 +320,11 @@ def _conjunction(raw: Any, path: Path) -> Conjunction:
     if raw == "or":
         return Conjunction.max
     raise UserError(f"{path}: evaluator.conj must be 'and' or 'or', not {raw!r}")
+
+
+def _official(raw: dict[str, Any]) -> dict[str, Any]:
+    """Fields of the official task kept as they are (for readers of the task)."""
+    return {key: raw.get(key) for key in ("counterpart", "source", "snapshot", "action_number")}
 
 
 def _category(tags: list[str]) -> str | None:

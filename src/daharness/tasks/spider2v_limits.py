@@ -15,7 +15,15 @@ from typing import Any
 
 # setup steps that only act on the GUI (open a window, a browser, wait): nothing to do without a desktop
 GUI_STEPS = frozenset(
-    {"launch", "open", "google_chrome_browser", "chrome_open_tabs", "activate_window", "close_window", "sleep"}
+    {
+        "launch",
+        "open",
+        "google_chrome_browser",
+        "chrome_open_tabs",
+        "activate_window",
+        "close_window",
+        "sleep",
+    }
 )
 GUI_COMMAND = re.compile(r"\b(pyautogui|xdotool|wmctrl)\b")
 # setup steps that need what only the official VM and its accounts have
@@ -25,9 +33,15 @@ _REMOTE_STEPS = {
     "login": "signs into a web account",
 }
 _SCRIPT_NEEDS = (
-    (re.compile(r"\bdate\s+-s\b|\btimedatectl\b"), "moves the system clock (sudo date), which a sandbox cannot do"),
+    (
+        re.compile(r"\bdate\s+-s\b|\btimedatectl\b"),
+        "moves the system clock (sudo date), which a sandbox cannot do",
+    ),
     (re.compile(r"\bdocker\b"), "needs Docker"),
-    (re.compile(r"\b(curl|wget)\b[^\n]*https?://|\bpip3? install\b|\bgit clone\b"), "downloads from the internet"),
+    (
+        re.compile(r"\b(curl|wget)\b[^\n]*https?://|\bpip3? install\b|\bgit clone\b"),
+        "downloads from the internet",
+    ),
 )
 _NETWORK_CODE = re.compile(
     r"(requests\.(get|post)|urlopen|urlretrieve|read_(csv|json|html|excel|parquet))\(\s*[rfb]?['\"]https?://"
@@ -59,7 +73,9 @@ def notebook_code(path: Path) -> str:
     except (OSError, ValueError):
         return ""
     cells = notebook.get("cells", []) if isinstance(notebook, dict) else []
-    return "\n".join(_source(cell) for cell in cells if isinstance(cell, dict) and cell.get("cell_type") == "code")
+    return "\n".join(
+        _source(cell) for cell in cells if isinstance(cell, dict) and cell.get("cell_type") == "code"
+    )
 
 
 def _source(cell: dict[str, Any]) -> str:
