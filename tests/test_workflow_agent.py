@@ -65,7 +65,7 @@ def test_workflow_agent_completes_tasks_of_the_builtin_suite(server: FakeOpenAI,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr[-2000:]
     report = json.loads((out / "report.json").read_text())
-    scores = {sample["id"]: sample["score"] for sample in report["samples"]}
+    scores = {sample["id"]: sample["value"] for sample in report["samples"]}
     assert scores == {"dbt-longley-fix-model": 1.0, "dbt-iowa-new-model": 1.0, "xlsx-wine-highlight-alcohol": 1.0}
     figures = report["families"]["workflow"]
     assert figures["success_rate"] == 1.0 and set(figures["by_app"]) >= {"dbt", "excel", "duckdb"}
@@ -96,7 +96,7 @@ def test_a_wrong_edit_is_reported_to_the_agent_and_scores_zero(server: FakeOpenA
         SCRIPTS["~/projects/economy"] = FIX_MODEL
     assert done.returncode == 0, done.stderr[-2000:]
     report = json.loads((out / "report.json").read_text())
-    assert report["samples"][0]["score"] == 0.0
+    assert report["samples"][0]["value"] == 0.0
     second_prompt = server.requests[1]["messages"][-1]["content"]
     assert "occurs 0 times" in second_prompt
 
