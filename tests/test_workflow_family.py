@@ -81,3 +81,19 @@ def test_figures_by_application_category_interface_and_instruction() -> None:
     assert figures["by_interface"]["cli"]["samples"] == 2
     assert figures["by_instruction"]["verbose"]["success_rate"] == 0.0
     assert json.dumps(figures)  # report.json material
+
+
+def test_the_builtin_suite_scores_100_percent_with_its_references(tmp_path: Path) -> None:
+    from daharness.agents import make_agent
+    from daharness.report.build import build_report
+    from daharness.runs.rundir import RunDir
+    from daharness.runs.runner import run_suite
+
+    outcome = run_suite(load_suite("workflow"), make_agent("reference"), tmp_path / "run", concurrency=2)
+    assert outcome.errors == 0
+    report = build_report(RunDir.open_for_reading(tmp_path / "run"))
+    assert report["counts"]["samples"] == len(WORKFLOW) and report["mean_score"] == 1.0
+    figures = report["families"]["workflow"]
+    assert figures["success_rate"] == 1.0
+    assert set(figures["by_app"]) >= {"excel", "dbt", "duckdb", "jupyter"}
+    assert set(figures["by_interface"]) == {"cli", "gui", "cli+gui"}

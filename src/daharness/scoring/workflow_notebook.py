@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -18,39 +19,41 @@ def _read(path: Path) -> Any:
     return nbformat.read(str(path), as_version=4)
 
 
+def _cells_match(result: Path, expected: Path, differ: Callable[[Any, Any], str | None]) -> tuple[float, str]:
+    """The notebook must have the gold's number of cells, and `differ(cell, gold_cell)` find nothing."""
+    mine, gold = _read(result).cells, _read(expected).cells
+    if len(mine) != len(gold):
+        return 0.0, f"{len(mine)} cells, the gold notebook has {len(gold)}"
+    for index, (cell, want) in enumerate(zip(mine, gold, strict=True)):
+        if why := differ(cell, want):
+            return 0.0, f"cell {index}: {why}"
+    return 1.0, f"all {len(gold)} cells match the gold notebook"
+
+
 @scorer("spider2v.compare_notebook_outputs", options=EvaluatorOptions)
 def compare_notebook_outputs(context: ScoringContext, options: EvaluatorOptions) -> Score:
     """1 when the notebook has the gold's cells (count and types) and every code cell has exactly the
     gold's outputs (text, data and execution counts of results as saved)."""
 
-    def metric(result: Path, expected: Path) -> tuple[float, str]:
-        mine, gold = _read(result).cells, _read(expected).cells
-        if len(mine) != len(gold):
-            return 0.0, f"{len(mine)} cells, the gold notebook has {len(gold)}"
-        for index, (cell, want) in enumerate(zip(mine, gold, strict=True)):
-            if cell.cell_type != want.cell_type:
-                return 0.0, f"cell {index} is {cell.cell_type}, expected {want.cell_type}"
-            if cell.cell_type == "code" and cell.outputs != want.outputs:
-                return 0.0, f"the outputs of cell {index} differ from the gold notebook's"
-        return 1.0, f"all {len(gold)} cells have the gold outputs"
+    def differ(cell: Any, want: Any) -> str | None:
+        if cell.cell_type != want.cell_type:
+            return f"{cell.cell_type}, expected {want.cell_type}"
+        if cell.cell_type == "code" and cell.outputs != want.outputs:
+            return "its outputs differ from the gold notebook's"
+        return None
 
-    return evaluate(context, options, metric)
+    return evaluate(context, options, lambda result, expected: _cells_match(result, expected, differ))
 
 
 @scorer("spider2v.compare_notebook_cells", options=EvaluatorOptions)
 def compare_notebook_cells(context: ScoringContext, options: EvaluatorOptions) -> Score:
     """1 when the notebook has the gold's cells with the same types and sources."""
 
-    def metric(result: Path, expected: Path) -> tuple[float, str]:
-        mine, gold = _read(result).cells, _read(expected).cells
-        if len(mine) != len(gold):
-            return 0.0, f"{len(mine)} cells, the gold notebook has {len(gold)}"
-        for index, (cell, want) in enumerate(zip(mine, gold, strict=True)):
-            if cell.cell_type != want.cell_type or cell.source != want.source:
-                return 0.0, f"cell {index} differs from the gold notebook's"
-        return 1.0, f"all {len(gold)} cells match"
+    def differ(cell: Any, want: Any) -> str | None:
+        same = cell.cell_type == want.cell_type and cell.source == want.source
+        return None if same else "its type or source differs from the gold notebook's"
 
-    return evaluate(context, options, metric)
+    return evaluate(context, options, lambda result, expected: _cells_match(result, expected, differ))
 
 
 @scorer("spider2v.compare_ipynb_files", options=EvaluatorOptions)
