@@ -110,9 +110,13 @@ def print_rescored_outputs(console: Console, figures: dict[str, Any], title: str
     table = Table(title=title, title_justify="left")
     table.add_column("task")
     table.add_column("score", justify="right")
+    table.add_column("why (below 1)", overflow="fold")
+    reasons = figures.get("explanations", {})
     for task_id, value in figures["scores"].items():
         table.add_row(
-            task_id, f"{value:.4f}" + (" (no output)" if task_id in figures["missing_outputs"] else "")
+            task_id,
+            f"{value:.4f}" + (" (no output)" if task_id in figures["missing_outputs"] else ""),
+            escape(reasons.get(task_id, "")[:120]) if value < 1 else "",
         )
     console.print(table)
     for label, key in (
