@@ -827,8 +827,9 @@ dbt build
     ]
 
 
-RUN_NOTEBOOK = """import nbformat
-from nbclient import NotebookClient
+RUN_NOTEBOOK = """import subprocess
+
+import nbformat
 
 
 def run(path, replace=None, append=()):
@@ -838,8 +839,9 @@ def run(path, replace=None, append=()):
             cell.source = cell.source.replace(old, new)
     for source in append:
         notebook.cells.append(nbformat.v4.new_code_cell(source))
-    NotebookClient(notebook, timeout=120, kernel_name="python3", resources={"metadata": {"path": "Desktop"}}).execute()
     nbformat.write(notebook, path)
+    command = ["jupyter", "nbconvert", "--to", "notebook", "--execute", "--inplace", path]
+    subprocess.run(command, check=True, capture_output=True, text=True)
 """
 
 

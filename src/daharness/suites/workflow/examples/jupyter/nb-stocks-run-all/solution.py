@@ -1,5 +1,6 @@
+import subprocess
+
 import nbformat
-from nbclient import NotebookClient
 
 
 def run(path, replace=None, append=()):
@@ -9,7 +10,8 @@ def run(path, replace=None, append=()):
             cell.source = cell.source.replace(old, new)
     for source in append:
         notebook.cells.append(nbformat.v4.new_code_cell(source))
-    NotebookClient(notebook, timeout=120, kernel_name="python3", resources={"metadata": {"path": "Desktop"}}).execute()
     nbformat.write(notebook, path)
+    command = ["jupyter", "nbconvert", "--to", "notebook", "--execute", "--inplace", path]
+    subprocess.run(command, check=True, capture_output=True, text=True)
 
 run("Desktop/stocks.ipynb")
