@@ -33,7 +33,10 @@ def test_official_tasks_load_or_say_why_not() -> None:
     assert task.workdir == "/home/user"
     assert [f.path for f in task.files] == ["jaffle_shop.zip"]
     assert [s.args["dest"] for s in task.setup] == ["init.sh"]
-    assert [s.name for s in task.scorers] == ["spider2v.check_include_exclude", "spider2v.check_local_database"]
+    assert [s.name for s in task.scorers] == [
+        "spider2v.check_include_exclude",
+        "spider2v.check_local_database",
+    ]
     assert task.conjunction.value == "all_mean"
     assert task.metadata.category == "data_transformation" and task.metadata.subcategory == "dbt"
     assert {"cli", "abstract", "app:dbt", "app:duckdb"} <= set(task.metadata.tags)
@@ -78,10 +81,26 @@ def _task_folder(root: Path, task_id: str, **changes: object) -> Path:
 def test_what_cannot_run_here_is_listed_with_its_reason(tmp_path: Path) -> None:
     _task_folder(tmp_path, "fine")
     _task_folder(tmp_path, "cloud", config=[{"type": "bigquery_init", "parameters": {}}])
-    _task_folder(tmp_path, "browser", evaluator={"func": "check_include_exclude", "result": {"type": "active_url_from_accessTree"}})
-    _task_folder(tmp_path, "unknown-func", evaluator={"func": "compare_pptx_files", "result": {"type": "vm_file", "path": "/home/user/a"}})
-    _task_folder(tmp_path, "bad-option", evaluator={"func": "compare_csv", "result": {"type": "vm_file", "path": "/home/user/a.csv"},
-                                                    "expected": {"type": "rule", "rules": {}}, "options": {"fuzzy": True}})
+    _task_folder(
+        tmp_path,
+        "browser",
+        evaluator={"func": "check_include_exclude", "result": {"type": "active_url_from_accessTree"}},
+    )
+    _task_folder(
+        tmp_path,
+        "unknown-func",
+        evaluator={"func": "compare_pptx_files", "result": {"type": "vm_file", "path": "/home/user/a"}},
+    )
+    _task_folder(
+        tmp_path,
+        "bad-option",
+        evaluator={
+            "func": "compare_csv",
+            "result": {"type": "vm_file", "path": "/home/user/a.csv"},
+            "expected": {"type": "rule", "rules": {}},
+            "options": {"fuzzy": True},
+        },
+    )
     _task_folder(tmp_path, "outside", config=[{"type": "copyfile_from_host_to_guest", "parameters": {
         "src": "evaluation_examples/examples/dbt/outside/data.csv", "dest": "/opt/data.csv"}}])  # fmt: skip
     suite = load_suite(f"spider2v:{tmp_path}")
@@ -94,7 +113,11 @@ def test_what_cannot_run_here_is_listed_with_its_reason(tmp_path: Path) -> None:
 
 
 def test_bad_files_are_one_line_errors(tmp_path: Path) -> None:
-    _task_folder(tmp_path, "x", evaluator={"func": ["check_include_exclude"] * 2, "conj": "xor", "result": [None, None]})
+    _task_folder(
+        tmp_path,
+        "x",
+        evaluator={"func": ["check_include_exclude"] * 2, "conj": "xor", "result": [None, None]},
+    )
     with pytest.raises(UserError, match="conj"):
         load_suite(f"spider2v:{tmp_path}")
     empty = tmp_path / "empty"
@@ -107,7 +130,10 @@ def test_bad_files_are_one_line_errors(tmp_path: Path) -> None:
 def test_suites_check_prints_the_unsupported_table(tmp_path: Path) -> None:
     done = subprocess.run(
         [sys.executable, "-m", "daharness", "suites", "check", f"spider2v:{SHARED}"],
-        capture_output=True, text=True, env={**os.environ, "COLUMNS": "200"}, check=False,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "COLUMNS": "200"},
+        check=False,
     )
     assert done.returncode == 0, done.stderr
     assert "unsupported tasks" in done.stdout and "moves the system clock" in done.stdout

@@ -24,7 +24,7 @@ FIX_MODEL = [
     'Thought: done\nAction: Terminate(output="fixed")',
 ]
 NEW_MODEL = [
-    "Thought: write the model\nAction: CreateFile(file_path=\"projects/energy/models/renewable_share.sql\"):\n```sql\n"
+    'Thought: write the model\nAction: CreateFile(file_path="projects/energy/models/renewable_share.sql"):\n```sql\n'
     "{{ config(materialized='table') }}\n\nselect\n    year,\n    sum(net_generation) as total,\n"
     "    round(100.0 * sum(case when source = 'Renewables' then net_generation else 0 end) / sum(net_generation), 1) as renewable_pct\n"
     "from {{ ref('iowa_generation') }}\ngroup by year\norder by year\n```",
@@ -32,7 +32,7 @@ NEW_MODEL = [
     'Thought: done\nAction: Terminate(output="done")',
 ]
 HIGHLIGHT = [
-    "Thought: edit the workbook\nAction: Python(file_path=\"highlight.py\"):\n```python\n"
+    'Thought: edit the workbook\nAction: Python(file_path="highlight.py"):\n```python\n'
     "from openpyxl import load_workbook\nfrom openpyxl.styles import Font\n\nbook = load_workbook('Wine.xlsx')\n"
     "sheet = book['Wines']\nbest = max(range(2, sheet.max_row + 1), key=lambda row: sheet.cell(row, 2).value)\n"
     "sheet.cell(best, 2).font = Font(color='FFFF0000', bold=True)\nbook.save('Wine.xlsx')\nprint(best)\n```",
@@ -66,7 +66,11 @@ def test_workflow_agent_completes_tasks_of_the_builtin_suite(server: FakeOpenAI,
     assert done.returncode == 0, done.stderr[-2000:]
     report = json.loads((out / "report.json").read_text())
     scores = {sample["id"]: sample["value"] for sample in report["samples"]}
-    assert scores == {"dbt-longley-fix-model": 1.0, "dbt-iowa-new-model": 1.0, "xlsx-wine-highlight-alcohol": 1.0}
+    assert scores == {
+        "dbt-longley-fix-model": 1.0,
+        "dbt-iowa-new-model": 1.0,
+        "xlsx-wine-highlight-alcohol": 1.0,
+    }
     figures = report["families"]["workflow"]
     assert figures["success_rate"] == 1.0 and set(figures["by_app"]) >= {"dbt", "excel", "duckdb"}
     steps = json.loads((out / "trajectories" / "dbt-longley-fix-model.json").read_text())["steps"]
@@ -102,9 +106,13 @@ def test_a_wrong_edit_is_reported_to_the_agent_and_scores_zero(server: FakeOpenA
 
 
 def test_file_actions_parse() -> None:
-    created = parse_da_action('Action: CreateFile(file_path="a/b.yml"):\n```yaml\nx: 1\n```', WORKFLOW_GRAMMAR)
+    created = parse_da_action(
+        'Action: CreateFile(file_path="a/b.yml"):\n```yaml\nx: 1\n```', WORKFLOW_GRAMMAR
+    )
     assert created is not None and created.args == {"file_path": "a/b.yml", "content": "x: 1"}
-    edited = parse_da_action('Action: EditFile(file_path="m.sql", old="""a,\nb""", new="c")', WORKFLOW_GRAMMAR)
+    edited = parse_da_action(
+        'Action: EditFile(file_path="m.sql", old="""a,\nb""", new="c")', WORKFLOW_GRAMMAR
+    )
     assert edited is not None and edited.args["old"] == "a,\nb" and edited.args["new"] == "c"
     with pytest.raises(ActionSyntaxError, match="CreateFile action needs its content"):
         parse_da_action('Action: CreateFile(file_path="a")', WORKFLOW_GRAMMAR)

@@ -44,7 +44,9 @@ def test_the_sandbox_is_the_home_with_stand_ins_for_desktop_commands() -> None:
     assert lines[4].isdigit() and lines[5] == "refused" and lines[6] == "2"
 
 
-@pytest.mark.parametrize("task_id", ["dbt-longley-fix-model", "xlsx-msft-yearly-chart", "nb-wine-decision-tree"])
+@pytest.mark.parametrize(
+    "task_id", ["dbt-longley-fix-model", "xlsx-msft-yearly-chart", "nb-wine-decision-tree"]
+)
 def test_a_task_of_each_application_validates(task_id: str) -> None:
     result = validate_workflow_task(WORKFLOW[task_id], scoring=ScoringSettings())
     assert result.problems == []

@@ -26,7 +26,11 @@ from daharness.core.task import Conjunction, Gold, GoldFile, ScorerSpec, Task
 from daharness.scoring import score_submission
 from daharness.scoring.workflow_xlsx import match_rule
 
-SHARED = Path(os.environ.get("DAHARNESS_SHARED") or Path(__file__).parents[2] / "shared") / "spider2v-public" / "examples"
+SHARED = (
+    Path(os.environ.get("DAHARNESS_SHARED") or Path(__file__).parents[2] / "shared")
+    / "spider2v-public"
+    / "examples"
+)
 
 
 def _score(
@@ -68,8 +72,26 @@ def _write(path: Path, text: str) -> Path:
 def test_check_include_exclude_reads_the_check_scripts_output(tmp_path: Path) -> None:
     rules = {"kind": "rule", "value": {"include": ["succeed"], "exclude": ["failed"]}}
     script = {"kind": "script_output", "path": "eval.sh"}
-    assert _score(tmp_path, "check_include_exclude", result=script, expected=rules, evidence={"eval.sh": "dbt run succeed\n"}).value == 1
-    assert _score(tmp_path, "check_include_exclude", result=script, expected=rules, evidence={"eval.sh": "dbt run failed\n"}).value == 0
+    assert (
+        _score(
+            tmp_path,
+            "check_include_exclude",
+            result=script,
+            expected=rules,
+            evidence={"eval.sh": "dbt run succeed\n"},
+        ).value
+        == 1
+    )
+    assert (
+        _score(
+            tmp_path,
+            "check_include_exclude",
+            result=script,
+            expected=rules,
+            evidence={"eval.sh": "dbt run failed\n"},
+        ).value
+        == 0
+    )
     missing = _score(tmp_path, "check_include_exclude", result=script, expected=rules)
     assert missing.value == 0 and "gave no output" in missing.explanation
 
@@ -77,8 +99,12 @@ def test_check_include_exclude_reads_the_check_scripts_output(tmp_path: Path) ->
 def test_exact_match_and_file_existence(tmp_path: Path) -> None:
     script = {"kind": "script_output", "path": "eval.sh"}
     rule = {"kind": "rule", "value": {"expected": "42"}}
-    assert _score(tmp_path, "exact_match", result=script, expected=rule, evidence={"eval.sh": "42"}).value == 1
-    assert _score(tmp_path, "exact_match", result=script, expected=rule, evidence={"eval.sh": "42\n"}).value == 0
+    assert (
+        _score(tmp_path, "exact_match", result=script, expected=rule, evidence={"eval.sh": "42"}).value == 1
+    )
+    assert (
+        _score(tmp_path, "exact_match", result=script, expected=rule, evidence={"eval.sh": "42\n"}).value == 0
+    )
     present = _write(tmp_path / "a.txt", "x")
     assert _score(tmp_path, "check_file_existence", result=FILE, files={"out.txt": present}).value == 1
     empty = tmp_path / "empty"
@@ -90,15 +116,31 @@ def test_text_files_compared_exactly_with_options_and_by_similarity(tmp_path: Pa
     mine = _write(tmp_path / "mine.txt", "Hello   World\nline two\n")
     gold = _write(tmp_path / "gold.txt", "hello world line two")
     files, golds = {"out.txt": mine}, {"gold.txt": gold}
-    assert _score(tmp_path, "compare_text_file", result=FILE, expected=GOLD, files=files, gold=golds).value == 0
+    assert (
+        _score(tmp_path, "compare_text_file", result=FILE, expected=GOLD, files=files, gold=golds).value == 0
+    )
     relaxed = _score(tmp_path, "compare_text_file", result=FILE, expected=GOLD, files=files, gold=golds,
                      ignore_blanks=True, ignore_case=True)  # fmt: skip
     assert relaxed.value == 1
     three = _write(tmp_path / "three.txt", "a\nb\nc\n")
     two = _write(tmp_path / "two.txt", "a\nb\nX\n")
-    ratio = _score(tmp_path, "diff_text_file", result=FILE, expected=GOLD, files={"out.txt": two}, gold={"gold.txt": three})
+    ratio = _score(
+        tmp_path,
+        "diff_text_file",
+        result=FILE,
+        expected=GOLD,
+        files={"out.txt": two},
+        gold={"gold.txt": three},
+    )
     assert ratio.value == pytest.approx(2 / 3)
-    same = _score(tmp_path, "diff_text_file", result=FILE, expected=GOLD, files={"out.txt": three}, gold={"gold.txt": three})
+    same = _score(
+        tmp_path,
+        "diff_text_file",
+        result=FILE,
+        expected=GOLD,
+        files={"out.txt": three},
+        gold={"gold.txt": three},
+    )
     assert same.value == 1
 
 
@@ -106,13 +148,64 @@ def test_json_and_csv_files(tmp_path: Path) -> None:
     gold_json = _write(tmp_path / "g.json", json.dumps({"a": [1, 2], "b": "x"}))
     spaced = _write(tmp_path / "m.json", '{"b": "x",\n "a": [1, 2]}')
     other = _write(tmp_path / "o.json", '{"b": "x", "a": [2, 1]}')
-    assert _score(tmp_path, "compare_json_file", result=FILE, expected=GOLD, files={"out.txt": spaced}, gold={"gold.txt": gold_json}).value == 1
-    assert _score(tmp_path, "compare_json_file", result=FILE, expected=GOLD, files={"out.txt": other}, gold={"gold.txt": gold_json}).value == 0
+    assert (
+        _score(
+            tmp_path,
+            "compare_json_file",
+            result=FILE,
+            expected=GOLD,
+            files={"out.txt": spaced},
+            gold={"gold.txt": gold_json},
+        ).value
+        == 1
+    )
+    assert (
+        _score(
+            tmp_path,
+            "compare_json_file",
+            result=FILE,
+            expected=GOLD,
+            files={"out.txt": other},
+            gold={"gold.txt": gold_json},
+        ).value
+        == 0
+    )
     gold_csv = _write(tmp_path / "g.csv", "name,n\nb,2\na,1\n")
     shuffled = _write(tmp_path / "s.csv", "name,n\na,1\nb,2\n")
-    assert _score(tmp_path, "compare_csv", result=FILE, expected=GOLD, files={"out.txt": shuffled}, gold={"gold.txt": gold_csv}).value == 0
-    assert _score(tmp_path, "compare_csv", result=FILE, expected=GOLD, files={"out.txt": shuffled}, gold={"gold.txt": gold_csv}, ignore_order=True).value == 1
-    assert _score(tmp_path, "compare_csv", result=FILE, expected=GOLD, files={"out.txt": gold_csv}, gold={"gold.txt": gold_csv}).value == 1
+    assert (
+        _score(
+            tmp_path,
+            "compare_csv",
+            result=FILE,
+            expected=GOLD,
+            files={"out.txt": shuffled},
+            gold={"gold.txt": gold_csv},
+        ).value
+        == 0
+    )
+    assert (
+        _score(
+            tmp_path,
+            "compare_csv",
+            result=FILE,
+            expected=GOLD,
+            files={"out.txt": shuffled},
+            gold={"gold.txt": gold_csv},
+            ignore_order=True,
+        ).value
+        == 1
+    )
+    assert (
+        _score(
+            tmp_path,
+            "compare_csv",
+            result=FILE,
+            expected=GOLD,
+            files={"out.txt": gold_csv},
+            gold={"gold.txt": gold_csv},
+        ).value
+        == 1
+    )
 
 
 # ---- dbt ----------------------------------------------------------------------------------------------
@@ -136,7 +229,15 @@ def test_check_local_database_on_duckdb(tmp_path: Path) -> None:
     golds = {"gold.duckdb": gold}
 
     def score(mine: Path, **options: Any) -> float:
-        return _score(tmp_path, "check_local_database", result=result, expected=expected, files={"db.duckdb": mine}, gold=golds, **options).value
+        return _score(
+            tmp_path,
+            "check_local_database",
+            result=result,
+            expected=expected,
+            files={"db.duckdb": mine},
+            gold=golds,
+            **options,
+        ).value
 
     assert score(same, check_type=["table-schema-content"]) == 1
     assert score(changed, check_type=["table-schema-content"]) == 0
@@ -167,21 +268,55 @@ def test_check_local_database_on_sqlite_and_a_schema(tmp_path: Path) -> None:
     options = {"check_type": ["table-schema-content"], "schema_name": "analytics"}
     duck = {"kind": "file", "path": "db.duckdb"}, {"kind": "gold", "path": "g.duckdb"}
     golds = {"g.duckdb": tmp_path / "s.duckdb"}
-    assert _score(tmp_path, "check_local_database", result=duck[0], expected=duck[1], files={"db.duckdb": tmp_path / "s.duckdb"}, gold=golds, **options).value == 1
-    missing = _score(tmp_path, "check_local_database", result=duck[0], expected=duck[1], files={"db.duckdb": plain}, gold=golds, **options)
+    assert (
+        _score(
+            tmp_path,
+            "check_local_database",
+            result=duck[0],
+            expected=duck[1],
+            files={"db.duckdb": tmp_path / "s.duckdb"},
+            gold=golds,
+            **options,
+        ).value
+        == 1
+    )
+    missing = _score(
+        tmp_path,
+        "check_local_database",
+        result=duck[0],
+        expected=duck[1],
+        files={"db.duckdb": plain},
+        gold=golds,
+        **options,
+    )
     assert missing.value == 0 and "schema analytics" in missing.explanation
 
 
 def test_check_yaml_file_rules(tmp_path: Path) -> None:
-    schema = _write(tmp_path / "schema.yml", "models:\n  - name: orders\n    columns:\n      - name: id\n        tests: [unique, not_null]\n")
+    schema = _write(
+        tmp_path / "schema.yml",
+        "models:\n  - name: orders\n    columns:\n      - name: id\n        tests: [unique, not_null]\n",
+    )
     rule = {"kind": "rule", "value": [["contain", ["models", ["name", "orders"], "columns", "0", "tests"], "unique"],
                                       ["match", ["models", 0, "name"], "orders"], ["not_null", ["models"], None]]}  # fmt: skip
     result = {"kind": "file", "path": "models/schema.yml"}
-    assert _score(tmp_path, "check_yaml_file", result=result, expected=rule, files={"models/schema.yml": schema}).value == 1
+    assert (
+        _score(
+            tmp_path, "check_yaml_file", result=result, expected=rule, files={"models/schema.yml": schema}
+        ).value
+        == 1
+    )
     wrong = {"kind": "rule", "value": [["in", ["models", ["name", "orders"], "name"], ["customers"]]]}
-    assert _score(tmp_path, "check_yaml_file", result=result, expected=wrong, files={"models/schema.yml": schema}).value == 0
+    assert (
+        _score(
+            tmp_path, "check_yaml_file", result=result, expected=wrong, files={"models/schema.yml": schema}
+        ).value
+        == 0
+    )
     absent = {"kind": "rule", "value": [["match", ["models", ["name", "payments"], "name"], "payments"]]}
-    failed = _score(tmp_path, "check_yaml_file", result=result, expected=absent, files={"models/schema.yml": schema})
+    failed = _score(
+        tmp_path, "check_yaml_file", result=result, expected=absent, files={"models/schema.yml": schema}
+    )
     assert failed.value == 0 and failed.explanation.startswith("evaluator error")
 
 
@@ -205,7 +340,9 @@ def test_compare_notebook_outputs_and_cells(tmp_path: Path) -> None:
     golds = {"n_gold.ipynb": gold}
 
     def score(func: str, mine: Path) -> float:
-        return _score(tmp_path, func, result=NB, expected=NB_GOLD, files={"Desktop/n.ipynb": mine}, gold=golds).value
+        return _score(
+            tmp_path, func, result=NB, expected=NB_GOLD, files={"Desktop/n.ipynb": mine}, gold=golds
+        ).value
 
     assert score("compare_notebook_outputs", right) == 1
     assert score("compare_notebook_outputs", wrong) == 0
@@ -259,9 +396,13 @@ def _table(tmp_path: Path, mine: Path, gold: Path, rules: list[dict[str, Any]]) 
 def test_compare_table_sheet_data_chart_style_freeze_and_cells(tmp_path: Path) -> None:
     gold = _book(tmp_path / "gold.xlsx", 20.4, red=True)
     data = [{"type": "sheet_data", "sheet_idx0": 0, "sheet_idx1": "EI0"}]
-    assert _table(tmp_path, _book(tmp_path / "near.xlsx", 20.3), gold, data).value == 1  # values rounded to integers, as officially
+    assert (
+        _table(tmp_path, _book(tmp_path / "near.xlsx", 20.3), gold, data).value == 1
+    )  # values rounded to integers, as officially
     assert _table(tmp_path, _book(tmp_path / "far.xlsx", 23.0), gold, data).value == 0
-    chart = [{"type": "chart", "sheet_idx0": "RNData", "sheet_idx1": "ENData", "chart_props": ["type", "title"]}]
+    chart = [
+        {"type": "chart", "sheet_idx0": "RNData", "sheet_idx1": "ENData", "chart_props": ["type", "title"]}
+    ]
     assert _table(tmp_path, _book(tmp_path / "c1.xlsx", 20.4), gold, chart).value == 1
     assert _table(tmp_path, _book(tmp_path / "c2.xlsx", 20.4, chart="line"), gold, chart).value == 0
     assert _table(tmp_path, _book(tmp_path / "c3.xlsx", 20.4, title="Other"), gold, chart).value == 0
@@ -270,7 +411,14 @@ def test_compare_table_sheet_data_chart_style_freeze_and_cells(tmp_path: Path) -
     assert _table(tmp_path, _book(tmp_path / "s2.xlsx", 20.4), gold, style).value == 0
     freeze = [{"type": "freeze", "sheet_idx0": 0, "sheet_idx1": "EI0"}, {"type": "sheet_name"}]
     assert _table(tmp_path, _book(tmp_path / "f.xlsx", 20.4), gold, freeze).value == 1
-    cell = [{"type": "check_cell", "sheet_idx": "RNData", "coordinate": "B3", "props": {"value": {"method": "approx:0.5", "ref": 20}}}]
+    cell = [
+        {
+            "type": "check_cell",
+            "sheet_idx": "RNData",
+            "coordinate": "B3",
+            "props": {"value": {"method": "approx:0.5", "ref": 20}},
+        }
+    ]
     assert _table(tmp_path, _book(tmp_path / "v1.xlsx", 20.2), gold, cell).value == 1
     assert _table(tmp_path, _book(tmp_path / "v2.xlsx", 21.0), gold, cell).value == 0
     missing_sheet = [{"type": "sheet_data", "sheet_idx0": "RNSummary", "sheet_idx1": "ENData"}]
@@ -288,7 +436,9 @@ def test_conditional_formatting_counts_as_the_style_it_gives(tmp_path: Path) -> 
         for value in (3, 9, 5):
             sheet.append([value])
         if how == "rule":
-            sheet.conditional_formatting.add("A1:A3", FormulaRule(formula=["$A1=MAX($A$1:$A$3)"], font=Font(color="FF00FF00")))
+            sheet.conditional_formatting.add(
+                "A1:A3", FormulaRule(formula=["$A1=MAX($A$1:$A$3)"], font=Font(color="FF00FF00"))
+            )
         elif how == "direct":
             sheet["A2"].font = Font(color="FF00FF00")
         made.save(path)
@@ -300,7 +450,9 @@ def test_conditional_formatting_counts_as_the_style_it_gives(tmp_path: Path) -> 
     assert _table(tmp_path, book(tmp_path / "plain.xlsx", "none"), gold, style).value == 0
 
 
-@pytest.mark.skipif(not SHARED.is_dir(), reason="the shared Spider2-V tasks (../shared/spider2v-public) are not here")
+@pytest.mark.skipif(
+    not SHARED.is_dir(), reason="the shared Spider2-V tasks (../shared/spider2v-public) are not here"
+)
 def test_pivot_tables_of_official_workbooks(tmp_path: Path) -> None:
     folder = SHARED / "excel" / "51719eea-10bc-4246-a428-ac7c433dd4b3"
     gold, initial = folder / "8_BoomerangSales_gt1.xlsx", folder / "BoomerangSales.xlsx"
@@ -315,7 +467,9 @@ def test_pivot_tables_of_official_workbooks(tmp_path: Path) -> None:
 def test_match_rule_methods() -> None:
     assert match_rule("Total 12", {"method": "re.I", "ref": "total"})
     assert match_rule(3, {"method": "lt", "ref": 4}) and not match_rule(3, {"method": "gt", "ref": 4})
-    assert match_rule(2.0, {"method": "range.te", "ref": [1, 2]}) and not match_rule(1.0, {"method": "range.te", "ref": [1, 2]})
+    assert match_rule(2.0, {"method": "range.te", "ref": [1, 2]}) and not match_rule(
+        1.0, {"method": "range.te", "ref": [1, 2]}
+    )
     assert match_rule('"a,b"', {"method": "str_set_eq", "ref": ["b", "a"]})
 
 
