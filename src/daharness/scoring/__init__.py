@@ -13,6 +13,10 @@ from daharness.scoring import (  # noqa: F401  (registration)
     ml,
     table,
     text,
+    workflow_dbt,
+    workflow_general,
+    workflow_notebook,
+    workflow_xlsx,
 )
 from daharness.scoring.apply import score_submission
 
