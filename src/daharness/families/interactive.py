@@ -1,9 +1,11 @@
 """The interactive family (Tapilot-Crossing): multi-turn analysis dialogues over tables.
 
 Around each sample: `prepare` gives the agent a sandbox where the dialogue's earlier code has run (the
-agent starts where the conversation is; the history runs when the agent first uses it); `finish` runs the reference code and the agent's code, each after the same
-history in a fresh sandbox, and keeps both records in `submission.evidence["interactive"]` for the
-`interactive_code` scorer. Multiple-choice turns need no execution.
+agent starts where the conversation is; the history runs when the agent first uses it); `finish` runs
+the reference code and the agent's code, each after the same history in a fresh sandbox, and keeps both
+records in `submission.evidence["interactive"]` for the `interactive_code` scorer. Multiple-choice turns
+need no execution. `damaged` gives `daharness validate` wrong answers: a changed number or text, a
+dropped intent, the same results without the private library, the suite's decoys, a wrong letter.
 
 Report figures (paper Table 3 and Figure 4): Acc and AccR by mode (normal, action, private,
 private-action), code generation and multiple choice apart and together; accuracy by action type and

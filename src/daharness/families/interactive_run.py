@@ -3,8 +3,8 @@
 A turn's code is judged by what it leaves behind, never by its text: in a sandbox holding the task's
 untouched files, the dialogue's earlier code runs first (the history), then the turn's code, then the
 probe (``interactive_probe.py``) writes each intent's result as JSON; plots are copied out with their
-chart captures. The reference's record of a task is the same every time, so it is kept for the life of
-the process.
+chart captures. The same code on the same task is run once per process (the reference's code is asked
+for by every sample of a task).
 """
 
 from __future__ import annotations
