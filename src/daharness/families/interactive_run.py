@@ -197,6 +197,7 @@ def _copy_plot(box: SandboxBackend, file: str, target: Path) -> dict[str, Any]:
 
 _cache: dict[str, dict[str, Any]] = {}
 _cache_lock = threading.Lock()
+_key_locks: dict[str, threading.Lock] = {}
 _cache_dir: list[Path] = []
 
 
@@ -231,13 +232,12 @@ def record_of(
     """What `code` leaves behind after the task's history, run in a fresh sandbox (once per process)."""
     key = _key(task, options, code)
     with _cache_lock:
-        if key in _cache:
-            return copy.deepcopy(_cache[key])
-    with open_fresh() as box:
-        record = execute(task, box, code, options, _cache_root() / key)
-    with _cache_lock:
-        _cache[key] = record
-    return copy.deepcopy(record)
+        lock = _key_locks.setdefault(key, threading.Lock())
+    with lock:  # two samples asking for the same record wait for one run
+        if key not in _cache:
+            with open_fresh() as box:
+                _cache[key] = execute(task, box, code, options, _cache_root() / key)
+        return copy.deepcopy(_cache[key])
 
 
 def reference_record(task: Task, options: InteractiveCodeOptions, open_fresh: OpenFresh) -> dict[str, Any]:
