@@ -28,17 +28,11 @@ from daharness.core.agent import Agent
 from daharness.core.backend import Snapshot
 from daharness.core.errors import UserError
 from daharness.core.record import SampleRecord
+from daharness.core.registry import executor
 from daharness.core.runlog import ScoringSettings, TrajectoryFile, file_safe
 from daharness.core.task import Task
 from daharness.models import ModelFatalError
-from daharness.runs.executors import (
-    ExecutorSettings,
-    Finished,
-    SampleExecutor,
-    SampleJob,
-    SampleWork,
-    executor,
-)
+from daharness.runs.executors import ExecutorSettings, Finished, SampleExecutor, SampleJob, SampleWork
 from daharness.runs.pipeline import SampleResult, SandboxSettings, record_fields, run_sample
 
 if TYPE_CHECKING:
