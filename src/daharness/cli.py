@@ -119,7 +119,24 @@ def run(
     sample_timeout: Annotated[
         float, typer.Option(min=1.0, help="Wall-time limit of all steps of a sample, seconds.")
     ] = 1800.0,
-    memory_mb: Annotated[int, typer.Option(min=64, help="Memory limit of each sandbox process, MB.")] = 4096,
+    memory_mb: Annotated[
+        int,
+        typer.Option(
+            min=512,
+            help="Memory of each sample's sandbox (tmpfs included) and of each of its processes, MB "
+            "(Python with pandas needs about 512).",
+        ),
+    ] = 4096,
+    cpus: Annotated[
+        float | None,
+        typer.Option(min=0.1, help="CPUs each sandbox may use at most (default: an equal share, no cap)."),
+    ] = None,
+    workspace_mb: Annotated[
+        int, typer.Option(min=1, help="MB the agent may add to its workspace (sparse files count in full).")
+    ] = 2048,
+    workspace_files: Annotated[
+        int, typer.Option(min=1, help="Files and folders the agent may add to its workspace.")
+    ] = 10_000,
     model: Annotated[
         str | None, typer.Option(help="Model id, or a name from --models-file.", rich_help_panel="Model")
     ] = None,
@@ -136,9 +153,9 @@ def run(
         Path | None,
         typer.Option(help="TOML file of named models (endpoint, sampling, prices).", rich_help_panel="Model"),
     ] = None,
-    temperature: Annotated[float | None, typer.Option(rich_help_panel="Model")] = None,
-    top_p: Annotated[float | None, typer.Option(rich_help_panel="Model")] = None,
-    max_tokens: Annotated[int | None, typer.Option(help="Per reply.", rich_help_panel="Model")] = None,
+    temperature: Annotated[float | None, typer.Option(min=0, max=2, rich_help_panel="Model")] = None,
+    top_p: Annotated[float | None, typer.Option(min=0, max=1, rich_help_panel="Model")] = None,
+    max_tokens: Annotated[int | None, typer.Option(min=1, help="Per reply.", rich_help_panel="Model")] = None,
     seed: Annotated[int | None, typer.Option(rich_help_panel="Model")] = None,
     cache: Annotated[
         CacheMode, typer.Option(help="Response cache: on, off or refresh.", rich_help_panel="Model")
@@ -198,7 +215,10 @@ def run(
     check_backend(sandbox)
     if sandbox == "unsafe-local":
         err.print(f"[bold red]{UNSAFE_WARNING}[/]")
-    limits = Limits(step_timeout_s=step_timeout, sample_timeout_s=sample_timeout, memory_mb=memory_mb)
+    limits = Limits(
+        step_timeout_s=step_timeout, sample_timeout_s=sample_timeout, memory_mb=memory_mb, cpus=cpus,
+        workspace_mb=workspace_mb, workspace_files=workspace_files,
+    )  # fmt: skip
     loaded = load_suite(suite, labels=labels, tables=tables)
     _print_warnings(loaded.warnings())
     endpoint = {"config_file": models_file, "base_url": base_url, "api_key_env": api_key_env}
@@ -371,6 +391,34 @@ def schema(
 
     model = {"task": Task, "record": SampleRecord, "run": RunSpec, "trajectory": TrajectoryFile}[name.value]
     sys.stdout.write(json.dumps(model.model_json_schema(), indent=2) + "\n")
+
+
+@app.command()
+def doctor(
+    sandbox: Annotated[str, typer.Option(help="The sandbox backend to examine.")] = "bwrap",
+    json_output: Annotated[bool, typer.Option("--json", help="Print the findings as JSON.")] = False,
+    debug: DebugOption = False,
+) -> None:
+    """Say which isolation and limits this machine gives agent code (exit 1 if the sandbox cannot run)."""
+    import json
+
+    from daharness.core.limits import Limits
+    from daharness.core.registry import backends
+    from daharness.report.terminal import print_isolation
+    from daharness.sandbox.isolation import describe_isolation
+    from daharness.sandbox.scratch import reap_stale
+
+    if sandbox not in backends:
+        raise UserError(f"--sandbox: no backend {sandbox!r} (known: {', '.join(backends)})")
+    reaped = reap_stale()
+    report = describe_isolation(sandbox, Limits())
+    report["stale_folders_removed"] = [str(path) for path in reaped]
+    if json_output:
+        sys.stdout.write(json.dumps(report, indent=2) + "\n")
+    else:
+        print_isolation(out, report)
+    if report.get("works") is False:
+        raise typer.Exit(1)
 
 
 @app.command()

@@ -18,14 +18,17 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from daharness import __version__
 from daharness.core.agent import Agent
 from daharness.core.errors import UserError
+from daharness.core.limits import Limits
 from daharness.core.record import SampleRecord
 from daharness.core.runlog import IDENTITY_KEYS, RunSpec, ScoringSettings
 from daharness.core.suite import Suite
 from daharness.core.task import Task
 from daharness.models import ModelFatalError
-from daharness.runs.pipeline import SandboxSettings, run_sample
+from daharness.runs.pipeline import SampleResult, SandboxSettings, record_fields, run_sample
 from daharness.runs.rundir import RUN_FILE, RunDir
 from daharness.sandbox import check_backend, kill_all_sandboxes
+from daharness.sandbox.isolation import describe_isolation
+from daharness.sandbox.scratch import process_scratch
 
 # Set when the user interrupts: samples still in flight are then not recorded, so a resume redoes them.
 _stopping = threading.Event()
@@ -108,7 +111,11 @@ def run_spec(
         suite_spec=suite.reload_spec(),
         agent=agent.describe(),
         scoring=scoring,
-        sandbox={"backend": sandbox.backend, "limits": asdict(sandbox.limits)},
+        sandbox={
+            "backend": sandbox.backend,
+            "limits": asdict(sandbox.limits),
+            "isolation": describe_isolation(sandbox.backend, sandbox.limits),
+        },
         concurrency=concurrency,
         python=sys.version.split()[0],
         platform=platform.platform(),
@@ -120,18 +127,50 @@ def run_spec(
 def run_and_record(
     task: Task, agent: Agent, run: RunDir, *, attempt: int, sandbox: SandboxSettings, scoring: ScoringSettings
 ) -> SampleRecord:
-    """Run one sample and write it: artifacts, trajectory, then the record (the commit point)."""
+    """Run one sample and write it: artifacts, trajectory, then the record (the commit point). What
+    fails while writing them becomes the sample's own error record, so one poisoned sample never
+    stops the run (nor, being an error, keeps a resume from trying it again)."""
     result = run_sample(task, agent, sandbox=sandbox, scoring=scoring, attempt=attempt)
+    record = result.record
     try:
         if _stopping.is_set():
-            return result.record
-        if result.snapshot is not None:
-            run.save_artifacts(task.id, result.snapshot)
-        run.write_trajectory(result.trajectory)
-        run.append(result.record)
-        return result.record
+            return record
+        try:
+            if result.snapshot is not None:
+                _keep_artifacts(run, task.id, result, sandbox.limits)
+            run.write_trajectory(result.trajectory)
+            run.append(record)
+        except Exception as exc:
+            record = SampleRecord(
+                **{**record_fields(task, agent.name, attempt), "started_at": record.started_at},
+                status="error",
+                error=f"recording the sample failed: {type(exc).__name__}: {exc}",
+                duration_s=record.duration_s,
+            )
+            run.append(record)
+        return record
     finally:
         result.discard()
+
+
+def _keep_artifacts(run: RunDir, sample_id: str, result: SampleResult, limits: Limits) -> None:
+    """Save the agent's files within the artifact caps; the record lists what was kept and says what
+    was not."""
+    assert result.snapshot is not None
+    saved = run.save_artifacts(
+        sample_id, result.snapshot, max_files=limits.artifact_files, max_bytes=limits.artifact_mb << 20
+    )
+    result.record.artifacts = saved.names
+    notices = result.record.extra.setdefault("notices", [])
+    if saved.left_out:
+        notices.append(
+            f"{len(saved.left_out)} files not kept in artifacts/ (caps: {limits.artifact_files} files, "
+            f"{limits.artifact_mb} MB), e.g. {', '.join(saved.left_out[:5])}"
+        )
+    if saved.failed:
+        notices.append(f"{len(saved.failed)} files could not be saved: {', '.join(saved.failed[:5])}")
+    if not notices:
+        del result.record.extra["notices"]
 
 
 def run_suite(
@@ -152,6 +191,7 @@ def run_suite(
     sandbox = sandbox or SandboxSettings()
     scoring = scoring or ScoringSettings()
     check_backend(sandbox.backend)
+    process_scratch()  # makes this process's scratch folder, and removes those of dead runs
     selected = select_tasks(suite.tasks, ids=ids, limit=limit)
     spec = run_spec(suite, agent, scoring, sandbox, concurrency)
     if out is None:

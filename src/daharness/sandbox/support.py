@@ -14,6 +14,8 @@ import tempfile
 from pathlib import Path
 
 from daharness.core.limits import Limits
+from daharness.sandbox.scratch import process_scratch
+from daharness.sandbox.workspace import remove_tree
 
 HERE = Path(__file__).parent
 SANDBOX_KERNEL = "/daharness-kernel"
@@ -25,8 +27,9 @@ _BOOTSTRAP = (
 
 
 def _private_copy(prefix: str) -> Path:
-    folder = Path(tempfile.mkdtemp(prefix=prefix))
-    atexit.register(shutil.rmtree, folder, True)
+    """A new folder in this process's scratch folder (removed at exit, or reaped after a crash)."""
+    folder = Path(tempfile.mkdtemp(prefix=prefix, dir=process_scratch()))
+    atexit.register(remove_tree, folder)
     return folder
 
 

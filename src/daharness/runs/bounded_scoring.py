@@ -1,0 +1,168 @@
+"""Host-side scoring of the agent's files, within limits: the scorers run on the host (they need the gold
+files), so what the agent left behind must not be able to exhaust the host through them.
+
+- Input: agent files larger than `Limits.score_file_mb` are withheld from the scorers (a scorer that
+  needs one finds no file and scores 0), and the score says which and why.
+- Memory and time: when the agent changed any file, the scorers run in a child process with a cap on
+  its data memory (RLIMIT_DATA) and CPU time (RLIMIT_CPU), and the host kills it after
+  `Limits.score_seconds` of wall time. Running over scores 0 with the reason; an exception in a scorer
+  is still an error of the harness, as before.
+
+Scorers of answers alone (no agent files) run in the harness's own process: there is nothing hostile
+to read, and a child would only cost time.
+"""
+
+from __future__ import annotations
+
+import importlib
+import multiprocessing
+import resource
+import signal
+import sys
+from dataclasses import replace
+from multiprocessing.connection import Connection
+from typing import Any
+
+from daharness.core.backend import SkippedEntry, Snapshot
+from daharness.core.limits import Limits
+from daharness.core.registry import scorers
+from daharness.core.runlog import ScoringSettings
+from daharness.core.score import Score
+from daharness.core.submission import Submission
+from daharness.core.task import Task
+from daharness.sandbox.workspace import display_name
+from daharness.scoring import score_submission
+
+_PRELOAD = ["daharness.scoring", "pandas", "numpy"]
+
+
+class ScoringFailed(RuntimeError):
+    """A scorer raised in the child process (the harness's failure, recorded as an error)."""
+
+
+def score_within_limits(
+    task: Task, submission: Submission, snapshot: Snapshot | None, settings: ScoringSettings, limits: Limits
+) -> Score:
+    withheld = _oversized(snapshot, limits.score_file_mb << 20)
+    readable = _without(snapshot, withheld) if snapshot is not None and withheld else snapshot
+    if readable is None or not readable.changed:
+        score = score_submission(task, submission, readable, settings)
+    else:
+        score = _score_in_child(task, submission, readable, settings, limits)
+    if withheld:
+        names = ", ".join(f"{display_name(name)} ({size / 2**20:,.0f} MB)" for name, size in withheld)
+        notice = f"not read by the scorers, larger than the {limits.score_file_mb} MB cap: {names}"
+        score = score.model_copy(
+            update={
+                "explanation": f"{notice}; {score.explanation}" if score.explanation else notice,
+                "details": {**score.details, "withheld_files": [display_name(n) for n, _ in withheld]},
+            }
+        )
+    return score
+
+
+def _oversized(snapshot: Snapshot | None, cap: int) -> list[tuple[str, int]]:
+    if snapshot is None:
+        return []
+    found = []
+    for name in sorted(snapshot.changed):
+        try:
+            size = (snapshot.root / name).stat().st_size
+        except OSError:
+            continue
+        if size > cap:
+            found.append((name, size))
+    return found
+
+
+def _without(snapshot: Snapshot, withheld: list[tuple[str, int]]) -> Snapshot:
+    names = {name for name, _ in withheld}
+    return replace(
+        snapshot,
+        files=snapshot.files - names,
+        changed=tuple(name for name in snapshot.changed if name not in names),
+        skipped=(*snapshot.skipped, *(SkippedEntry(name, "over_quota") for name in sorted(names))),
+    )
+
+
+def _context() -> Any:
+    """Fork server where there is one: children start from a clean, single-threaded process that has
+    the scorers' heavy imports loaded already (forking the threaded harness itself is unsafe)."""
+    if sys.platform.startswith("linux"):
+        context = multiprocessing.get_context("forkserver")
+        context.set_forkserver_preload(_PRELOAD)
+        return context
+    return multiprocessing.get_context("spawn")
+
+
+def _score_in_child(
+    task: Task, submission: Submission, snapshot: Snapshot, settings: ScoringSettings, limits: Limits
+) -> Score:
+    modules = sorted({scorers.get(spec.name).fn.__module__ for spec in task.scorers})
+    if "__main__" in modules:  # a scorer defined in a script cannot be imported by the child
+        return score_submission(task, submission, snapshot, settings)
+    context = _context()
+    receiver, sender = context.Pipe(duplex=False)
+    child = context.Process(
+        target=_child,
+        args=(sender, modules, (task, submission, snapshot, settings), limits),
+        name=f"daharness-score-{task.id}",
+        daemon=True,
+    )
+    child.start()
+    sender.close()
+    try:
+        outcome = receiver.recv() if receiver.poll(limits.score_seconds) else ("time", "")
+    except EOFError:  # the child died without a word: a signal (SIGXCPU, SIGKILL by the OOM killer)
+        outcome = ("died", "")
+    finally:
+        receiver.close()
+        if child.is_alive():
+            child.kill()
+        child.join()
+    kind, payload = outcome
+    if kind == "ok":
+        return payload
+    if kind == "error":
+        raise ScoringFailed(payload)
+    return Score(value=0.0, explanation=_over_limit(kind, child.exitcode, limits, snapshot))
+
+
+def _over_limit(kind: str, exitcode: int | None, limits: Limits, snapshot: Snapshot) -> str:
+    biggest = max(
+        ((name, _size(snapshot, name)) for name in snapshot.changed), key=lambda item: item[1], default=None
+    )
+    files = (
+        f" (largest agent file: {display_name(biggest[0])}, {biggest[1] / 2**20:,.1f} MB)" if biggest else ""
+    )
+    if kind == "memory":
+        return f"scoring stopped: it needed more than {limits.score_memory_mb} MB of memory{files}"
+    if kind == "time" or exitcode == -signal.SIGXCPU:
+        return f"scoring stopped: it took longer than {limits.score_seconds:g} s{files}"
+    return f"scoring stopped: its process died (exit code {exitcode}){files}"
+
+
+def _size(snapshot: Snapshot, name: str) -> int:
+    try:
+        return (snapshot.root / name).stat().st_size
+    except OSError:
+        return 0
+
+
+def _child(sender: Connection, modules: list[str], arguments: tuple[Any, ...], limits: Limits) -> None:
+    memory = limits.score_memory_mb << 20
+    cpu = max(1, int(limits.score_seconds))
+    resource.setrlimit(resource.RLIMIT_DATA, (memory, memory))
+    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 5))
+    try:
+        for module in modules:  # scorers of plugins register when their module is imported
+            importlib.import_module(module)
+        outcome: tuple[str, Any] = ("ok", score_submission(*arguments))
+    except MemoryError:
+        outcome = ("memory", "")
+    except Exception as exc:
+        outcome = ("error", f"{type(exc).__name__}: {exc}")
+    try:
+        sender.send(outcome)
+    except MemoryError:
+        sender.send(("memory", ""))
