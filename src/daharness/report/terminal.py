@@ -42,6 +42,8 @@ def print_report(console: Console, report: dict[str, Any]) -> None:
                 f", {usage['prompt_tokens']:,} prompt + {usage['completion_tokens']:,} completion tokens, "
                 f"${usage['cost_usd']:.4f}"
             )
+            if usage.get("retries"):
+                line += f", {usage['retries']} model requests retried"
         console.print(line + (", answers reformatted" if agent["reformat_used"] else ""))
     for error in report["errors"][:10]:
         console.print(f"  [red]error[/] {escape(error['id'])}: {escape(str(error['error']))}")

@@ -121,6 +121,7 @@ def run_spec(
         platform=platform.platform(),
         packages=versions,
         command=sys.argv,
+        **({"model_requests": agent.request_settings()} if hasattr(agent, "request_settings") else {}),
     )
 
 
