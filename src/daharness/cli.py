@@ -479,11 +479,29 @@ def _print_warnings(warnings: list[str]) -> None:
         err.print(f"[yellow]warning[/]: {escape(warning)}")
 
 
+# typer's base of usage errors (from click, which newer typers vendor): found through a public subclass
+_UsageProblem = next(c for c in typer.BadParameter.__mro__ if c.__name__ == "ClickException")
+
+
 def main() -> None:
     try:
-        app()
+        code = app(standalone_mode=False)
     except UserError as exc:
         if _debug["on"]:
             traceback.print_exc()
-        err.print(f"[red]error[/]: {escape(str(exc))}", highlight=False, soft_wrap=True)
+        _error_line(str(exc))
         sys.exit(2)
+    except _UsageProblem as exc:  # a bad option or value: one line, like ours
+        if type(exc).__name__ == "NoArgsIsHelpError":
+            exc.show()
+        else:
+            _error_line(exc.format_message())
+        sys.exit(exc.exit_code)
+    except typer.Abort:
+        err.print("aborted")
+        sys.exit(1)
+    sys.exit(code if isinstance(code, int) else 0)
+
+
+def _error_line(message: str) -> None:
+    err.print(f"[red]error[/]: {escape(' '.join(message.split()))}", highlight=False, soft_wrap=True)

@@ -21,6 +21,7 @@ from daharness.core.backend import Snapshot
 from daharness.core.errors import UserError, located
 from daharness.core.record import SampleRecord
 from daharness.core.runlog import IDENTITY_KEYS, RunSpec, TrajectoryFile, file_safe
+from daharness.jsonl import read_json
 from daharness.sandbox.workspace import copy_file, display_name
 
 RUN_FILE = "run.json"
@@ -66,10 +67,9 @@ class RunDir:
 
     def spec(self) -> RunSpec:
         path = self.root / RUN_FILE
-        try:
-            raw = json.loads(path.read_text(encoding="utf-8"))
-        except json.JSONDecodeError as exc:
-            raise located(path, f"not valid JSON ({exc.msg})", exc.lineno) from None
+        raw = read_json(path)
+        if not isinstance(raw, dict):
+            raise UserError(f"{path}: expected a JSON object")
         try:
             return RunSpec.from_json_dict(raw)
         except ValidationError as exc:
