@@ -3,9 +3,9 @@ files), so what the agent left behind must not be able to exhaust the host throu
 
 - Input: agent files larger than `Limits.score_file_mb` are withheld from the scorers (a scorer that
   needs one finds no file and scores 0), and the score says which and why.
-- Memory and time: when the agent changed any file, the scorers run in a child process with a cap on
-  its data memory (RLIMIT_DATA) and CPU time (RLIMIT_CPU), and the host kills it after
-  `Limits.score_seconds` of wall time. Running over scores 0 with the reason; an exception in a scorer
+- Memory and time: when the agent changed any file, the scorers run in a child of a scoring worker
+  (`score_worker.py`) with a cap on its data memory (RLIMIT_DATA) and CPU time (RLIMIT_CPU), and the
+  host kills it after `Limits.score_seconds` of wall time. Running over scores 0 with the reason; an exception in a scorer
   is still an error of the harness, as before.
 
 Scorers of answers alone (no agent files) run in the harness's own process: there is nothing hostile
@@ -14,13 +14,8 @@ to read, and a child would only cost time.
 
 from __future__ import annotations
 
-import importlib
-import multiprocessing
-import resource
 import signal
-import sys
 from dataclasses import replace
-from multiprocessing.connection import Connection
 from typing import Any
 
 from daharness.core.backend import SkippedEntry, Snapshot
@@ -30,10 +25,9 @@ from daharness.core.runlog import ScoringSettings
 from daharness.core.score import Score
 from daharness.core.submission import Submission
 from daharness.core.task import Task
+from daharness.runs.score_worker import score_in_worker
 from daharness.sandbox.workspace import display_name
 from daharness.scoring import score_submission
-
-_PRELOAD = ["daharness.scoring", "pandas", "numpy"]
 
 
 class ScoringFailed(RuntimeError):
@@ -85,50 +79,28 @@ def _without(snapshot: Snapshot, withheld: list[tuple[str, int]]) -> Snapshot:
     )
 
 
-def _context() -> Any:
-    """Fork server where there is one: children start from a clean, single-threaded process that has
-    the scorers' heavy imports loaded already (forking the threaded harness itself is unsafe)."""
-    if sys.platform.startswith("linux"):
-        context = multiprocessing.get_context("forkserver")
-        context.set_forkserver_preload(_PRELOAD)
-        return context
-    return multiprocessing.get_context("spawn")
-
-
 def _score_in_child(
     task: Task, submission: Submission, snapshot: Snapshot, settings: ScoringSettings, limits: Limits
 ) -> Score:
     modules = sorted({scorers.get(spec.name).fn.__module__ for spec in task.scorers})
-    if "__main__" in modules:  # a scorer defined in a script cannot be imported by the child
+    if "__main__" in modules:  # a scorer defined in a script cannot be imported by the worker
         return score_submission(task, submission, snapshot, settings)
-    context = _context()
-    receiver, sender = context.Pipe(duplex=False)
-    child = context.Process(
-        target=_child,
-        args=(sender, modules, (task, submission, snapshot, settings), limits),
-        name=f"daharness-score-{task.id}",
-        daemon=True,
+    kind, payload = score_in_worker(
+        modules,
+        (task, submission, snapshot, settings),
+        memory_mb=limits.score_memory_mb,
+        seconds=limits.score_seconds,
     )
-    child.start()
-    sender.close()
-    try:
-        outcome = receiver.recv() if receiver.poll(limits.score_seconds) else ("time", "")
-    except EOFError:  # the child died without a word: a signal (SIGXCPU, SIGKILL by the OOM killer)
-        outcome = ("died", "")
-    finally:
-        receiver.close()
-        if child.is_alive():
-            child.kill()
-        child.join()
-    kind, payload = outcome
     if kind == "ok":
         return payload
     if kind == "error":
         raise ScoringFailed(payload)
-    return Score(value=0.0, explanation=_over_limit(kind, child.exitcode, limits, snapshot))
+    if kind == "worker":
+        raise ScoringFailed(f"the scoring worker exited (code {payload})")
+    return Score(value=0.0, explanation=_over_limit(kind, payload, limits, snapshot))
 
 
-def _over_limit(kind: str, exitcode: int | None, limits: Limits, snapshot: Snapshot) -> str:
+def _over_limit(kind: str, exitcode: Any, limits: Limits, snapshot: Snapshot) -> str:
     biggest = max(
         ((name, _size(snapshot, name)) for name in snapshot.changed), key=lambda item: item[1], default=None
     )
@@ -139,7 +111,7 @@ def _over_limit(kind: str, exitcode: int | None, limits: Limits, snapshot: Snaps
         return f"scoring stopped: it needed more than {limits.score_memory_mb} MB of memory{files}"
     if kind == "time" or exitcode == -signal.SIGXCPU:
         return f"scoring stopped: it took longer than {limits.score_seconds:g} s{files}"
-    return f"scoring stopped: its process died (exit code {exitcode}){files}"
+    return f"scoring stopped: its process died (exit code {exitcode}, e.g. killed for memory){files}"
 
 
 def _size(snapshot: Snapshot, name: str) -> int:
@@ -147,22 +119,3 @@ def _size(snapshot: Snapshot, name: str) -> int:
         return (snapshot.root / name).stat().st_size
     except OSError:
         return 0
-
-
-def _child(sender: Connection, modules: list[str], arguments: tuple[Any, ...], limits: Limits) -> None:
-    memory = limits.score_memory_mb << 20
-    cpu = max(1, int(limits.score_seconds))
-    resource.setrlimit(resource.RLIMIT_DATA, (memory, memory))
-    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 5))
-    try:
-        for module in modules:  # scorers of plugins register when their module is imported
-            importlib.import_module(module)
-        outcome: tuple[str, Any] = ("ok", score_submission(*arguments))
-    except MemoryError:
-        outcome = ("memory", "")
-    except Exception as exc:
-        outcome = ("error", f"{type(exc).__name__}: {exc}")
-    try:
-        sender.send(outcome)
-    except MemoryError:
-        sender.send(("memory", ""))
