@@ -405,12 +405,14 @@ def doctor(
     from daharness.core.limits import Limits
     from daharness.core.registry import backends
     from daharness.report.terminal import print_isolation
+    from daharness.sandbox import cgroups
     from daharness.sandbox.isolation import describe_isolation
     from daharness.sandbox.scratch import reap_stale
 
     if sandbox not in backends:
         raise UserError(f"--sandbox: no backend {sandbox!r} (known: {', '.join(backends)})")
     reaped = reap_stale()
+    cgroups.remove_stale()
     report = describe_isolation(sandbox, Limits())
     report["stale_folders_removed"] = [str(path) for path in reaped]
     if json_output:
