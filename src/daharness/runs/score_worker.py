@@ -26,6 +26,7 @@ import time
 from typing import IO, Any
 
 _HEADER = struct.Struct("!Q")
+_START_TIMEOUT_S = 120.0  # a worker's imports, on a busy machine
 # ("ok", Score) | ("memory", "") | ("error", text) | ("died", exit code) | ("time", "") | ("worker", code)
 Outcome = tuple[str, Any]
 
@@ -37,6 +38,7 @@ def _serve() -> None:
     import daharness.scoring  # noqa: F401  (the built-in scorers, and pandas with them, once)
 
     jobs, results = sys.stdin.buffer, sys.stdout.buffer
+    _send(results, "ready")  # the imports are done: a job's time starts counting now
     while (job := _receive(jobs)) is not None:
         _send(results, _run_job(*job))
 
@@ -119,13 +121,25 @@ class _Worker:
             stderr=subprocess.DEVNULL,  # what scorers print is not the harness's output
             start_new_session=True,  # so that a kill takes its scoring child too
         )
+        self.ready = False
 
     def run(self, job: tuple[Any, ...], timeout_s: float) -> Outcome:
-        assert self.process.stdin is not None and self.process.stdout is not None
+        assert self.process.stdin is not None
+        if not self.ready:
+            greeting = self._read(_START_TIMEOUT_S)
+            if greeting != "ready":
+                return greeting if greeting[0] == "worker" else ("worker", f"no greeting: {greeting}")
+            self.ready = True
         try:
             _send(self.process.stdin, job)
         except OSError:
             return ("worker", self.process.poll())
+        return self._read(timeout_s)
+
+    def _read(self, timeout_s: float) -> Any:
+        """The next message, ("time", "") after `timeout_s` (the worker is killed then), or ("worker",
+        exit code) when the worker is gone."""
+        assert self.process.stdout is not None
         fd = self.process.stdout.fileno()
         deadline = time.monotonic() + timeout_s
         buffer = b""
