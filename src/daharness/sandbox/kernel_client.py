@@ -333,7 +333,7 @@ class KernelSandbox(SandboxBackend):
         observation.restarted = True
         observation.timed_out = timed_out
         observation.duration_s = time.perf_counter() - started
-        observation.files_changed = self.workspace.changed_since(before)
+        observation.files_changed = self._listed(self.workspace.changed_since(before))
         return observation
 
     # ---- transport ----------------------------------------------------------------------------------
