@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import LIMITS, command_lines
+from conftest import LIMITS, command_lines, followed_box
 from helpers import wait_until
 
 from daharness.core.limits import Limits
@@ -156,11 +156,7 @@ def test_nul_bytes_are_error_observations_and_the_kernel_keeps_its_variables(box
 
 
 def test_no_orphan_survives_from_children_that_ignore_sigterm_double_fork_or_setsid(task: Task) -> None:
-    box = BwrapSandbox(task, LIMITS)
-    box.start()
-    if box._cgroup is None:
-        box.close()
-        pytest.skip("no control group on this machine to follow the sandbox's processes")
+    box = followed_box(task)
     box.bash("(trap '' TERM HUP INT; exec sleep 601) > /dev/null 2>&1 &")
     box.bash("( (sleep 602 > /dev/null 2>&1 &) & )")
     box.python("import os\nif os.fork() == 0:\n    os.setsid()\n    os.execvp('sleep', ['sleep', '603'])")

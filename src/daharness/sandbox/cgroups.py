@@ -20,6 +20,7 @@ import os
 import signal
 import time
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -237,40 +238,15 @@ class SandboxCgroup:
         if "memory" not in self.folders:
             return 0
         name = "memory.events" if self.versions["memory"] == 2 else "memory.oom_control"
-        try:
-            text = (self.folders["memory"] / name).read_text()
-        except OSError:
-            return 0
-        for line in text.splitlines():
-            key, _, value = line.partition(" ")
-            if key == "oom_kill":
-                return int(value)
-        return 0
+        return _keyed_value(self.folders["memory"] / name, "oom_kill")
 
     def cpu_throttled(self) -> int:
         """Periods in which the CPU cap held the sandbox back."""
-        if "cpu" not in self.folders:
-            return 0
-        try:
-            text = (self.folders["cpu"] / "cpu.stat").read_text()
-        except OSError:
-            return 0
-        for line in text.splitlines():
-            key, _, value = line.partition(" ")
-            if key == "nr_throttled":
-                return int(value)
-        return 0
+        return _keyed_value(self.folders["cpu"] / "cpu.stat", "nr_throttled") if "cpu" in self.folders else 0
 
     def kill_all(self, wait_s: float = 2.0) -> None:
         """SIGKILL every process of the group until none is left (or `wait_s` passes)."""
-        deadline = time.monotonic() + wait_s
-        while pids := self.pids():
-            for pid in pids:
-                with contextlib.suppress(ProcessLookupError):
-                    os.kill(pid, signal.SIGKILL)
-            if time.monotonic() > deadline:
-                return
-            time.sleep(0.01)
+        kill_until_gone(self.pids, wait_s)
 
     def remove(self) -> None:
         self.kill_all()
@@ -294,6 +270,31 @@ def remove_stale() -> None:
                 owner = group.name.split("-", 1)[0]
                 if group.is_dir() and owner.isdigit() and not _alive(int(owner)):
                     SandboxCgroup({hierarchy.controller: group}, {hierarchy.controller: 1}).remove()
+
+
+def kill_until_gone(listing: Callable[[], list[int]], wait_s: float) -> None:
+    """SIGKILL every process `listing` names, again and again, until it names none (or `wait_s` passes)."""
+    deadline = time.monotonic() + wait_s
+    while pids := listing():
+        for pid in pids:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+        if time.monotonic() > deadline:
+            return
+        time.sleep(0.01)
+
+
+def _keyed_value(path: Path, key: str) -> int:
+    """The number after `key` in a "key value" per line control file (0 when absent)."""
+    try:
+        lines = path.read_text().splitlines()
+    except OSError:
+        return 0
+    for line in lines:
+        name, _, value = line.partition(" ")
+        if name == key:
+            return int(value)
+    return 0
 
 
 def _read_int(path: Path) -> int | None:

@@ -31,7 +31,7 @@ from daharness.core.backend import SandboxBackend, Snapshot
 from daharness.core.limits import Limits
 from daharness.core.observation import ErrorInfo, Observation
 from daharness.core.task import Task
-from daharness.sandbox.cgroups import SandboxCgroup
+from daharness.sandbox.cgroups import SandboxCgroup, kill_until_gone
 from daharness.sandbox.quota import QuotaGuard
 from daharness.sandbox.scratch import process_scratch
 from daharness.sandbox.workspace import CopyQuota, Workspace, display_name
@@ -270,12 +270,7 @@ class KernelSandbox(SandboxBackend):
         reasons, self._notices = list(dict.fromkeys(self._notices)), []
         fresh = observation.restarted and self._process is not None and self._process.poll() is None
         if not fresh:  # the kernel that ran the step was stopped with the rest: start a new one
-            self._kill()
-            self.restarts += 1
-            try:
-                self.start()
-            except SandboxError as exc:
-                raise SandboxError(f"{reasons[0]}; restarting the sandbox failed: {exc}") from None
+            self._restart(reasons[0])
         message = (
             f"{'; '.join(reasons)}. Every process of the sandbox was stopped and the kernel restarted, so "
             "its variables are lost; delete files to get back under the quota"
@@ -309,16 +304,20 @@ class KernelSandbox(SandboxBackend):
             "killed and the kernel was restarted, so its variables are lost]\n"
         )
 
-    def _recover(
-        self, kind: str, reason: str, started: float, before: dict[str, tuple[int, int]]
-    ) -> Observation:
-        """The kernel did not answer: kill the sandbox, start a fresh one, and say what was lost."""
+    def _restart(self, reason: str) -> None:
+        """Kill every process of the sandbox and start a fresh kernel (a SandboxError if it won't)."""
         self._kill()
         self.restarts += 1
         try:
             self.start()
         except SandboxError as exc:
             raise SandboxError(f"{reason}; restarting the sandbox failed: {exc}") from None
+
+    def _recover(
+        self, kind: str, reason: str, started: float, before: dict[str, tuple[int, int]]
+    ) -> Observation:
+        """The kernel did not answer: kill the sandbox, start a fresh one, and say what was lost."""
+        self._restart(reason)
         timed_out = "no answer" in reason
         name = "TimeoutError" if timed_out else "KernelDied"
         if self._cgroup is not None and self._cgroup.oom_kills() > self._oom_kills:
@@ -404,17 +403,7 @@ def kill_all_sandboxes() -> None:
 def _kill_uid(uid: int, wait_s: float = 2.0) -> None:
     """Make sure no process of a sandbox's own user id survives it (e.g. one that escaped its group).
     The id is this sandbox's alone on the machine (see `uids.py`), so nothing else is touched."""
-    deadline = time.monotonic() + wait_s
-    while True:
-        pids = _pids_of_uid(uid)
-        if not pids:
-            return
-        for pid in pids:
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(pid, signal.SIGKILL)
-        if time.monotonic() > deadline:
-            return
-        time.sleep(0.02)
+    kill_until_gone(lambda: _pids_of_uid(uid), wait_s)
 
 
 def _pids_of_uid(uid: int) -> list[int]:
