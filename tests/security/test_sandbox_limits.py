@@ -64,8 +64,13 @@ def test_sixty_busy_loops_left_running_are_all_under_the_sandboxs_cpu_share_and_
         assert group is not None
         folder = group.folders["cpu"]
         wait_until(lambda: len(command_lines(box.processes())) >= 60, what="sixty loops")
-        in_cpu_group = {int(pid) for pid in (folder / "cgroup.procs").read_text().split()}
-        assert set(box.processes()) <= in_cpu_group and len(in_cpu_group) >= 60
+
+        def in_cpu_group() -> set[int]:
+            return {int(pid) for pid in (folder / "cgroup.procs").read_text().split()}
+
+        # (compared until a moment when no process starts or ends between the two listings)
+        wait_until(lambda: set(box.processes()) <= in_cpu_group(), what="every process in the CPU group")
+        assert len(in_cpu_group()) >= 60
         if cgroups.hierarchies()["cpu"].version == 1:
             assert (folder / "cpu.cfs_quota_us").read_text().strip() == "50000"
             assert (folder / "cpu.cfs_period_us").read_text().strip() == "100000"
