@@ -401,7 +401,7 @@ def kill_all_sandboxes() -> None:
 
 
 def _kill_uid(uid: int, wait_s: float = 2.0) -> None:
-    """Make sure no process of a sandbox's own user id survives it (e.g. one that escaped its group).
+    """Make sure no process of a sandbox's own user id survives it (where no control group tracks them).
     The id is this sandbox's alone on the machine (see `uids.py`), so nothing else is touched."""
     kill_until_gone(lambda: _pids_of_uid(uid), wait_s)
 

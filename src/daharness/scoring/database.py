@@ -48,8 +48,9 @@ from daharness.core.registry import scorer
 from daharness.core.score import Score
 from daharness.core.scoring import ScoringContext
 from daharness.scoring.modes import WORKSPACE_MODES
-from daharness.scoring.outputs import OutputFileOptions, nothing_collected
+from daharness.scoring.outputs import nothing_collected
 from daharness.scoring.table import (
+    ComparisonOptions,
     ComparisonTimeout,
     Deadline,
     GoldTableError,
@@ -288,14 +289,11 @@ def _explain(per_table: list[dict[str, Any]], rule: str) -> str:
     return f"{text}; {rule}"
 
 
-class DatabaseScorerOptions(OutputFileOptions):
+class DatabaseScorerOptions(ComparisonOptions):
     """Options of a `database` scorer in a task (DA-Code `compare_sqlite`); see `score_database`."""
 
     tables: list[str] | None = None
     ignore_order: bool | None = None
-    score_rule: ScoreRule | None = None
-    tolerance: float | None = None
-    timeout_s: float | None = None
 
 
 @scorer("database", options=DatabaseScorerOptions, modes=WORKSPACE_MODES)

@@ -683,15 +683,20 @@ def score_table(
     return Score(value=min(1.0, max(0.0, chosen["score"])), explanation=explanation, details=details)
 
 
-class TableScorerOptions(OutputFileOptions):
+class ComparisonOptions(OutputFileOptions):
+    """What table and database comparisons share; `None` means the mode's default (see `TableOptions`)."""
+
+    score_rule: ScoreRule | None = None
+    tolerance: float | None = None
+    timeout_s: float | None = None
+
+
+class TableScorerOptions(ComparisonOptions):
     """Options of a `table` scorer in a task (DA-Code `compare_csv`); see `score_table`."""
 
     gold: str | list[str] | None = None  # type: ignore[assignment]  # several acceptable gold tables
     condition_cols: list[int | str] | int | str | None = None
     ignore_order: bool = False
-    score_rule: ScoreRule | None = None
-    tolerance: float | None = None
-    timeout_s: float | None = None
 
 
 @scorer("table", options=TableScorerOptions, modes=WORKSPACE_MODES)
