@@ -8,8 +8,8 @@ files), so what the agent left behind must not be able to exhaust the host throu
   host kills it after `Limits.score_seconds` of wall time. Running over scores 0 with the reason; an exception in a scorer
   is still an error of the harness, as before.
 
-Scorers of answers alone (no agent files) run in the harness's own process: there is nothing hostile
-to read, and a child would only cost time.
+Scorers of answers alone (the agent changed no file, or the family scores answers only) run in the
+harness's own process: there is nothing hostile to read, and a worker would only cost time.
 """
 
 from __future__ import annotations
@@ -29,6 +29,10 @@ from daharness.runs.score_worker import score_in_worker
 from daharness.sandbox.workspace import display_name
 from daharness.scoring import score_submission
 
+# families whose scorers read the answer text only, never a file: nothing hostile to bound, and a worker
+# (its imports take seconds) would only cost time
+ANSWER_ONLY_FAMILIES = frozenset({"closed_form"})
+
 
 class ScoringFailed(RuntimeError):
     """A scorer raised in the child process (the harness's failure, recorded as an error)."""
@@ -39,7 +43,7 @@ def score_within_limits(
 ) -> Score:
     withheld = _oversized(snapshot, limits.score_file_mb << 20)
     readable = _without(snapshot, withheld) if snapshot is not None and withheld else snapshot
-    if readable is None or not readable.changed:
+    if readable is None or not readable.changed or task.family in ANSWER_ONLY_FAMILIES:
         score = score_submission(task, submission, readable, settings)
     else:
         score = _score_in_child(task, submission, readable, settings, limits)

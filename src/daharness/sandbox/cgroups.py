@@ -120,7 +120,20 @@ def hierarchies() -> dict[Controller, Hierarchy]:
     for controller in CONTROLLERS:
         if controller not in found and (root := _v1_root(controller, own)) is not None:
             found[controller] = Hierarchy(controller, 1, root)
+    if "cpu" in found:
+        _weigh_all_sandboxes(found["cpu"])
     return found
+
+
+def _weigh_all_sandboxes(hierarchy: Hierarchy) -> None:
+    """Give `daharness/` the weight of one busy process per CPU: it competes with the host's processes
+    as one entity, and at the default weight all sandboxes together would get what one process gets."""
+    cpus = os.cpu_count() or 1
+    name, value = (
+        ("cpu.weight", min(10_000, 100 * cpus)) if hierarchy.version == 2 else ("cpu.shares", 1024 * cpus)
+    )
+    with contextlib.suppress(OSError):
+        (hierarchy.root / name).write_text(str(value))
 
 
 def available() -> bool:
