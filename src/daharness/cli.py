@@ -38,6 +38,11 @@ class WorkspaceMode(StrEnum):
     compat = "compat"
 
 
+class InstructionKind(StrEnum):
+    abstract = "abstract"
+    verbose = "verbose"
+
+
 class CacheMode(StrEnum):
     on = "on"
     off = "off"
@@ -72,6 +77,13 @@ ModeOption = Annotated[
 WorkspaceModeOption = Annotated[
     WorkspaceMode, typer.Option(help="Workspace (DA-Code) scoring: 'corrected' or 'compat' (official rules).")
 ]
+InstructionOption = Annotated[
+    InstructionKind | None,
+    typer.Option(help="spider2v: 'verbose' gives each task its step-by-step tutorial (default: as written)."),
+]
+RagOption = Annotated[
+    bool, typer.Option("--rag", help="spider2v: add each task's retrieved documentation to its instruction.")
+]
 
 
 @app.callback()
@@ -102,7 +114,15 @@ def run(
     ] = None,
     limit: Annotated[int | None, typer.Option(min=1, help="Run only the first N selected tasks.")] = None,
     ids: Annotated[str | None, typer.Option(help="Comma-separated task ids to run.")] = None,
-    concurrency: Annotated[int, typer.Option("--concurrency", "-j", min=1, help="Samples run at once.")] = 1,
+    concurrency: Annotated[
+        int | None,
+        typer.Option(
+            "--concurrency",
+            "-j",
+            min=1,
+            help="Samples run at once (default 1; --backend ray: the cluster's CPUs / --ray-num-cpus).",
+        ),
+    ] = None,
     mode: ModeOption = ClosedFormMode.normalized,
     workspace_mode: WorkspaceModeOption = WorkspaceMode.corrected,
     labels: LabelsOption = None,
@@ -198,14 +218,47 @@ def run(
     replay_from: Annotated[
         Path | None, typer.Option(help="replay: the run whose actions to repeat.", rich_help_panel="Agent")
     ] = None,
+    instruction: InstructionOption = None,
+    rag: RagOption = False,
+    backend: Annotated[
+        str,
+        typer.Option(
+            help="Where samples run: 'local' (threads of this process) or 'ray' (tasks on a Ray cluster).",
+            rich_help_panel="Scale-out",
+        ),
+    ] = "local",
+    ray_address: Annotated[
+        str | None,
+        typer.Option(
+            help="Ray cluster to join, e.g. HEAD_IP:6379 or 'auto'; default: start Ray on this machine.",
+            rich_help_panel="Scale-out",
+        ),
+    ] = None,
+    ray_num_cpus: Annotated[
+        float, typer.Option(min=0.01, help="CPUs Ray reserves for each sample.", rich_help_panel="Scale-out")
+    ] = 1.0,
+    ray_memory_mb: Annotated[
+        int | None,
+        typer.Option(min=1, help="Memory Ray reserves for each sample, MB.", rich_help_panel="Scale-out"),
+    ] = None,
+    ray_shared_files: Annotated[
+        bool,
+        typer.Option(
+            help="Every node reads task files at their paths (shared filesystem) instead of receiving them.",
+            rich_help_panel="Scale-out",
+        ),
+    ] = False,
     debug: DebugOption = False,
 ) -> None:
     """Run an agent on a suite, score every sample, write the run directory and its report."""
+    import functools
+
     from daharness.agents import AgentOptions, SampleLimits, make_agent
     from daharness.core.limits import Limits
     from daharness.models import resolve_model
     from daharness.report.build import write_report
     from daharness.report.terminal import print_report
+    from daharness.runs.executors import ExecutorSettings, executor_names
     from daharness.runs.pipeline import SandboxSettings
     from daharness.runs.rundir import RunDir
     from daharness.runs.runner import run_suite
@@ -213,14 +266,21 @@ def run(
     from daharness.suites import load_suite
 
     check_backend(sandbox)
+    if backend not in executor_names():
+        raise UserError(f"--backend: unknown executor {backend!r}; known: {', '.join(executor_names())}")
     if sandbox == "unsafe-local":
         err.print(f"[bold red]{UNSAFE_WARNING}[/]")
     limits = Limits(
         step_timeout_s=step_timeout, sample_timeout_s=sample_timeout, memory_mb=memory_mb, cpus=cpus,
         workspace_mb=workspace_mb, workspace_files=workspace_files,
     )  # fmt: skip
-    loaded = load_suite(suite, labels=labels, tables=tables)
+    loaded = load_suite(suite, labels=labels, tables=tables, **_format_options(instruction, rag))
     _print_warnings(loaded.warnings())
+    if loaded.unsupported:
+        err.print(
+            f"[yellow]note[/]: {len(loaded.unsupported)} tasks cannot run here and are left out "
+            f"(`daharness suites check {escape(suite)}` lists why)"
+        )
     endpoint = {"config_file": models_file, "base_url": base_url, "api_key_env": api_key_env}
     sampling = {"temperature": temperature, "top_p": top_p, "max_tokens": max_tokens, "seed": seed}
     options = AgentOptions(
@@ -237,7 +297,10 @@ def run(
     try:
         outcome = run_suite(
             loaded, chosen_agent, out_dir, scoring=_scoring(mode, workspace_mode), ids=_id_list(ids), limit=limit,
-            concurrency=concurrency, sandbox=SandboxSettings(sandbox, limits), console=err,
+            concurrency=concurrency,
+            sandbox=SandboxSettings(sandbox, limits), console=err,
+            executor=ExecutorSettings(backend, ray_address, ray_num_cpus, ray_memory_mb, ray_shared_files),
+            agent_factory=functools.partial(make_agent, agent, options),
         )  # fmt: skip
     except KeyboardInterrupt:
         err.print("[yellow]interrupted[/]: finished samples are saved; run the same command to resume")
@@ -340,6 +403,80 @@ def report(
 
 
 @app.command()
+def compare(
+    run_dirs: Annotated[
+        list[Path], typer.Argument(help="Two or more run directories; the first is the baseline.")
+    ],
+    html_path: Annotated[Path | None, typer.Option("--html", help="Write the comparison as HTML.")] = None,
+    json_path: Annotated[Path | None, typer.Option("--json", help="Write the figures as JSON.")] = None,
+    debug: DebugOption = False,
+) -> None:
+    """Compare runs: figures with 95% intervals, paired differences and tests by group, flipped samples."""
+    from daharness.report.build import write_json
+    from daharness.report.compare import compare_runs
+    from daharness.report.compare_render import print_comparison, render_comparison_html
+
+    if len(run_dirs) < 2:
+        raise UserError("compare needs at least two run directories")
+    figures = compare_runs(run_dirs)
+    print_comparison(out, figures)
+    if html_path is not None:
+        html_path.parent.mkdir(parents=True, exist_ok=True)
+        html_path.write_text(render_comparison_html(figures), encoding="utf-8")
+        out.print(f"wrote {html_path}")
+    if json_path is not None:
+        write_json(json_path, figures)
+        out.print(f"wrote {json_path}")
+
+
+@app.command()
+def view(
+    run_dirs: Annotated[list[Path], typer.Argument(help="One or more run directories.")],
+    port: Annotated[int, typer.Option(min=0, max=65535, help="Port on 127.0.0.1 (0: any free port).")] = 8765,
+    export_dir: Annotated[
+        Path | None, typer.Option("--export", help="Write static HTML into this folder instead of serving.")
+    ] = None,
+    debug: DebugOption = False,
+) -> None:
+    """Look at runs in a browser: figures, a filterable sample table, each sample's whole trajectory."""
+    from daharness.view.site import ViewSite, make_server
+
+    site = ViewSite(run_dirs)
+    if export_dir is not None:
+        pages = site.export(export_dir)
+        out.print(f"wrote {pages} pages to {export_dir} (open {export_dir / 'index.html'})")
+        return
+    server = make_server(site, port)
+    out.print(f"serving http://127.0.0.1:{server.server_address[1]}/ (Ctrl-C stops)")
+    try:
+        server.serve_forever(poll_interval=0.2)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()
+
+
+class ExportFormat(StrEnum):
+    inspect = "inspect"
+
+
+@app.command()
+def export(
+    run_dir: Annotated[Path, typer.Argument(help="A run directory.")],
+    out_path: Annotated[Path, typer.Argument(help="The file (.eval or .json) or folder to write.")],
+    format: Annotated[
+        ExportFormat, typer.Option("--format", help="inspect: an Inspect AI eval log.")
+    ] = ExportFormat.inspect,
+    debug: DebugOption = False,
+) -> None:
+    """Write a run in another tool's format (Inspect AI: `inspect view` reads it)."""
+    from daharness.export.inspect_log import export_inspect
+
+    written = export_inspect(run_dir, out_path)
+    out.print(f"wrote {written}")
+
+
+@app.command()
 def validate(
     suite: SuiteOption = "workspace",
     mode: ModeOption = ClosedFormMode.normalized,
@@ -348,9 +485,13 @@ def validate(
     concurrency: Annotated[
         int, typer.Option("--concurrency", "-j", min=1, help="Tasks checked at once.")
     ] = 2,
+    json_path: Annotated[
+        Path | None, typer.Option("--json", help="workflow suites: write each task's result as JSON.")
+    ] = None,
     debug: DebugOption = False,
 ) -> None:
-    """Check every task: its reference solution scores 1 and damaged outputs score below (exit 1 if not)."""
+    """Check every task: its reference solution scores 1 and damaged outputs score below (exit 1 if not);
+    workflow suites: the untouched state scores 0 and a single gold file scores 1."""
     from concurrent.futures import ThreadPoolExecutor
 
     from daharness.report.terminal import print_validation
@@ -363,9 +504,35 @@ def validate(
     loaded = load_suite(suite)
     tasks = select_tasks(loaded.tasks, ids=_id_list(ids), limit=None)
     scoring = _scoring(mode, workspace_mode)
+    if tasks and all(task.family == "workflow" for task in tasks):
+        _validate_workflow(loaded, tasks, scoring, concurrency, json_path)
+        return
     with ThreadPoolExecutor(max_workers=concurrency) as pool:
         results = list(pool.map(lambda task: validate_task(task, scoring=scoring), tasks))
     print_validation(out, loaded.name, workspace_mode.value, results)
+    if any(not result.ok for result in results):
+        raise typer.Exit(1)
+
+
+def _validate_workflow(
+    loaded: Any, tasks: list[Any], scoring: Any, concurrency: int, json_path: Path | None
+) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    from daharness.report.build import write_json
+    from daharness.report.terminal import print_workflow_validation
+    from daharness.validate_workflow import WorkflowValidation, validate_workflow_task
+
+    unsupported = [
+        WorkflowValidation(i, supported=False, reason=why) for i, why in loaded.unsupported.items()
+    ]
+    with ThreadPoolExecutor(max_workers=concurrency) as pool:
+        checked = list(pool.map(lambda task: validate_workflow_task(task, scoring=scoring), tasks))
+    results = sorted(unsupported + checked, key=lambda result: result.task_id)
+    print_workflow_validation(out, loaded.name, results)
+    if json_path is not None:
+        write_json(json_path, {result.task_id: result.as_json() for result in results})
+        out.print(f"wrote {json_path}")
     if any(not result.ok for result in results):
         raise typer.Exit(1)
 
@@ -454,6 +621,7 @@ def suites_check(
     debug: DebugOption = False,
 ) -> None:
     """Load a suite and list every task whose data has defects (exit 1 if any)."""
+    from daharness.report.terminal import print_unsupported
     from daharness.suites import load_suite
 
     loaded = load_suite(suite, labels=labels, tables=tables)
@@ -461,9 +629,17 @@ def suites_check(
     for task in flagged:
         for warning in task.warnings:
             out.print(f"[yellow]{escape(warning)}[/]")
+    if loaded.unsupported:
+        print_unsupported(out, loaded.name, loaded.unsupported)
+        out.print(f"{loaded.name}: {len(loaded.tasks)} supported, {len(loaded.unsupported)} unsupported")
     out.print(f"{loaded.name}: {len(loaded.tasks)} tasks, {len(flagged)} with defects")
     if flagged:
         raise typer.Exit(1)
+
+
+def _format_options(instruction: InstructionKind | None, rag: bool) -> dict[str, Any]:
+    """Options of the spider2v format (None ones are left out, so other formats never see them)."""
+    return {"instruction": instruction.value if instruction else None, "rag": True if rag else None}
 
 
 def _id_list(ids: str | None) -> list[str] | None:

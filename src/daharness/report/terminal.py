@@ -15,6 +15,16 @@ def pct(value: float | None) -> str:
     return "—" if value is None else f"{value:.2%}"
 
 
+def interval_text(figure: dict[str, Any] | None, percent: bool = True) -> str:
+    """'75.00% (95% CI 50.00–100.00%)'; without its interval when there is none."""
+    if not figure or figure.get("value") is None:
+        return "—"
+    show = pct if percent else (lambda v: f"{v:.3f}")
+    if figure.get("low") is None:
+        return show(figure["value"])
+    return f"{show(figure['value'])} (95% CI {show(figure['low'])}–{show(figure['high'])})"
+
+
 def print_report(console: Console, report: dict[str, Any]) -> None:
     run, counts = report["run"], report["counts"]
     for name, figures in report["families"].items():
@@ -28,6 +38,12 @@ def print_report(console: Console, report: dict[str, Any]) -> None:
         f"{counts['excluded']} excluded, [{'red' if counts['errors'] else 'green'}]{counts['errors']} errors[/]"
         f" · wall time {report['wall_time_s']['elapsed']:.1f}s"
     )
+    intervals = report.get("intervals")
+    if intervals and intervals["accuracy"]["n"]:
+        console.print(
+            f"accuracy {interval_text(intervals['accuracy'])} · mean score "
+            f"{interval_text(intervals['mean_score'], percent=False)} over {intervals['accuracy']['n']} samples"
+        )
     agent = report.get("agent") or {}
     if agent.get("samples"):
         debug, usage = agent["self_debug"], agent["usage"]
@@ -69,14 +85,56 @@ def print_validation(console: Console, suite: str, mode: str, results: list[Any]
     )
 
 
+def print_workflow_validation(console: Console, suite: str, results: list[Any]) -> None:
+    """The table of `daharness validate` on a workflow suite: support, untouched and gold scores."""
+    table = Table(title=f"{suite}: validation", title_justify="left")
+    for column in ("task", "supported", "initial", "gold", "reference", "verdict"):
+        table.add_column(column)
+
+    def value(number: float | None) -> str:
+        return "—" if number is None else f"{number:.3f}"
+
+    for result in results:
+        if not result.supported:
+            verdict = f"[yellow]unsupported: {escape(result.reason)}[/]"
+        else:
+            verdict = "[green]ok[/]" if result.ok else "[red]" + escape("; ".join(result.problems)) + "[/]"
+        table.add_row(
+            result.task_id, "yes" if result.supported else "no", value(result.initial), value(result.gold),
+            value(result.reference), verdict,
+        )  # fmt: skip
+    console.print(table)
+    supported = [r for r in results if r.supported]
+    failed = [r.task_id for r in supported if not r.ok]
+    console.print(
+        f"{len(supported)} supported, {len(results) - len(supported)} unsupported; "
+        f"{len(supported) - len(failed)} of {len(supported)} supported tasks pass"
+        + (f"; failing: {', '.join(failed)}" if failed else "")
+    )
+
+
+def print_unsupported(console: Console, suite: str, unsupported: dict[str, str]) -> None:
+    """The tasks a suite lists as unsupported here, with the reason."""
+    table = Table(title=f"{suite}: unsupported tasks", title_justify="left")
+    table.add_column("task")
+    table.add_column("reason")
+    for task_id, reason in unsupported.items():
+        table.add_row(task_id, escape(reason))
+    console.print(table)
+
+
 def print_rescored_outputs(console: Console, figures: dict[str, Any], title: str) -> None:
     """Per-task scores of rescored DA-Agent outputs, with the by-type and by-hardness means."""
     table = Table(title=title, title_justify="left")
     table.add_column("task")
     table.add_column("score", justify="right")
+    table.add_column("why (below 1)", overflow="fold")
+    reasons = figures.get("explanations", {})
     for task_id, value in figures["scores"].items():
         table.add_row(
-            task_id, f"{value:.4f}" + (" (no output)" if task_id in figures["missing_outputs"] else "")
+            task_id,
+            f"{value:.4f}" + (" (no output)" if task_id in figures["missing_outputs"] else ""),
+            escape(reasons.get(task_id, "")[:120]) if value < 1 else "",
         )
     console.print(table)
     for label, key in (
