@@ -159,7 +159,24 @@ def run(
     sample_timeout: Annotated[
         float, typer.Option(min=1.0, help="Wall-time limit of all steps of a sample, seconds.")
     ] = 1800.0,
-    memory_mb: Annotated[int, typer.Option(min=64, help="Memory limit of each sandbox process, MB.")] = 4096,
+    memory_mb: Annotated[
+        int,
+        typer.Option(
+            min=512,
+            help="Memory of each sample's sandbox (tmpfs included) and of each of its processes, MB "
+            "(Python with pandas needs about 512).",
+        ),
+    ] = 4096,
+    cpus: Annotated[
+        float | None,
+        typer.Option(min=0.1, help="CPUs each sandbox may use at most (default: an equal share, no cap)."),
+    ] = None,
+    workspace_mb: Annotated[
+        int, typer.Option(min=1, help="MB the agent may add to its workspace (sparse files count in full).")
+    ] = 2048,
+    workspace_files: Annotated[
+        int, typer.Option(min=1, help="Files and folders the agent may add to its workspace.")
+    ] = 10_000,
     model: Annotated[
         str | None, typer.Option(help="Model id, or a name from --models-file.", rich_help_panel="Model")
     ] = None,
@@ -176,9 +193,9 @@ def run(
         Path | None,
         typer.Option(help="TOML file of named models (endpoint, sampling, prices).", rich_help_panel="Model"),
     ] = None,
-    temperature: Annotated[float | None, typer.Option(rich_help_panel="Model")] = None,
-    top_p: Annotated[float | None, typer.Option(rich_help_panel="Model")] = None,
-    max_tokens: Annotated[int | None, typer.Option(help="Per reply.", rich_help_panel="Model")] = None,
+    temperature: Annotated[float | None, typer.Option(min=0, max=2, rich_help_panel="Model")] = None,
+    top_p: Annotated[float | None, typer.Option(min=0, max=1, rich_help_panel="Model")] = None,
+    max_tokens: Annotated[int | None, typer.Option(min=1, help="Per reply.", rich_help_panel="Model")] = None,
     seed: Annotated[int | None, typer.Option(rich_help_panel="Model")] = None,
     cache: Annotated[
         CacheMode, typer.Option(help="Response cache: on, off or refresh.", rich_help_panel="Model")
@@ -288,7 +305,10 @@ def run(
         raise UserError(f"--backend: unknown executor {backend!r}; known: {', '.join(executor_names())}")
     if sandbox == "unsafe-local":
         err.print(f"[bold red]{UNSAFE_WARNING}[/]")
-    limits = Limits(step_timeout_s=step_timeout, sample_timeout_s=sample_timeout, memory_mb=memory_mb)
+    limits = Limits(
+        step_timeout_s=step_timeout, sample_timeout_s=sample_timeout, memory_mb=memory_mb, cpus=cpus,
+        workspace_mb=workspace_mb, workspace_files=workspace_files,
+    )  # fmt: skip
     loaded = load_suite(suite, labels=labels, tables=tables, **_format_options(instruction, rag))
     _print_warnings(loaded.warnings())
     if loaded.unsupported:
@@ -583,6 +603,36 @@ def schema(
 
 
 @app.command()
+def doctor(
+    sandbox: Annotated[str, typer.Option(help="The sandbox backend to examine.")] = "bwrap",
+    json_output: Annotated[bool, typer.Option("--json", help="Print the findings as JSON.")] = False,
+    debug: DebugOption = False,
+) -> None:
+    """Say which isolation and limits this machine gives agent code (exit 1 if the sandbox cannot run)."""
+    import json
+
+    from daharness.core.limits import Limits
+    from daharness.core.registry import backends
+    from daharness.report.terminal import print_isolation
+    from daharness.sandbox import cgroups
+    from daharness.sandbox.isolation import describe_isolation
+    from daharness.sandbox.scratch import reap_stale
+
+    if sandbox not in backends:
+        raise UserError(f"--sandbox: no backend {sandbox!r} (known: {', '.join(backends)})")
+    reaped = reap_stale()
+    cgroups.remove_stale()
+    report = describe_isolation(sandbox, Limits())
+    report["stale_folders_removed"] = [str(path) for path in reaped]
+    if json_output:
+        sys.stdout.write(json.dumps(report, indent=2) + "\n")
+    else:
+        print_isolation(out, report)
+    if report.get("works") is False:
+        raise typer.Exit(1)
+
+
+@app.command()
 def agents(debug: DebugOption = False) -> None:
     """List the available agents."""
     from daharness.agents import agent_summaries
@@ -649,11 +699,29 @@ def _print_warnings(warnings: list[str]) -> None:
         err.print(f"[yellow]warning[/]: {escape(warning)}")
 
 
+# typer's base of usage errors (from click, which newer typers vendor): found through a public subclass
+_UsageProblem = next(c for c in typer.BadParameter.__mro__ if c.__name__ == "ClickException")
+
+
 def main() -> None:
     try:
-        app()
+        code = app(standalone_mode=False)
     except UserError as exc:
         if _debug["on"]:
             traceback.print_exc()
-        err.print(f"[red]error[/]: {escape(str(exc))}", highlight=False, soft_wrap=True)
+        _error_line(str(exc))
         sys.exit(2)
+    except _UsageProblem as exc:  # a bad option or value: one line, like ours
+        if type(exc).__name__ == "NoArgsIsHelpError":
+            exc.show()
+        else:
+            _error_line(exc.format_message())
+        sys.exit(exc.exit_code)
+    except typer.Abort:
+        err.print("aborted")
+        sys.exit(1)
+    sys.exit(code if isinstance(code, int) else 0)
+
+
+def _error_line(message: str) -> None:
+    err.print(f"[red]error[/]: {escape(' '.join(message.split()))}", highlight=False, soft_wrap=True)

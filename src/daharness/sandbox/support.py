@@ -17,6 +17,8 @@ from daharness.core.family import SandboxAdditions
 from daharness.core.limits import Limits
 from daharness.core.registry import families
 from daharness.core.task import Task
+from daharness.sandbox.scratch import process_scratch
+from daharness.sandbox.workspace import remove_tree
 
 HERE = Path(__file__).parent
 SANDBOX_KERNEL = "/daharness-kernel"
@@ -30,8 +32,9 @@ _BOOTSTRAP = (
 
 
 def _private_copy(prefix: str) -> Path:
-    folder = Path(tempfile.mkdtemp(prefix=prefix))
-    atexit.register(shutil.rmtree, folder, True)
+    """A new folder in this process's scratch folder (removed at exit, or reaped after a crash)."""
+    folder = Path(tempfile.mkdtemp(prefix=prefix, dir=process_scratch()))
+    atexit.register(remove_tree, folder)
     return folder
 
 
