@@ -9,6 +9,7 @@ is reported; the command exits non-zero if any does.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import shutil
 import sqlite3
@@ -28,7 +29,9 @@ from daharness.runs.pipeline import SandboxSettings, solve_and_collect
 from daharness.sandbox.workspace import folder_snapshot
 from daharness.scoring import score_submission
 
-Mutation = Callable[[Path], bool]  # damages the file in place; False when it does not apply
+# damages the file in place (its chart captures, when they matter, in the folder given); False when it
+# does not apply
+Mutation = Callable[[Path, Path | None], bool]
 
 
 @dataclass
@@ -76,10 +79,12 @@ def _damaged_copies(snapshot: Snapshot, task: Task) -> Iterator[tuple[str, Snaps
     for output in outputs:
         for label, mutation in _mutations_for(output, task):
             with tempfile.TemporaryDirectory() as scratch:
-                copy = Path(scratch) / "files"
+                copy, captures = Path(scratch) / "files", None
                 shutil.copytree(snapshot.root, copy)
-                if mutation(copy / output):
-                    yield f"{label} {output}", folder_snapshot(copy)
+                if snapshot.captures is not None:
+                    captures = shutil.copytree(snapshot.captures, Path(scratch) / "captures")
+                if mutation(copy / output, captures):
+                    yield f"{label} {output}", folder_snapshot(copy, captures=captures)
 
 
 def _mutations_for(output: str, task: Task) -> list[tuple[str, Mutation]]:
@@ -108,12 +113,12 @@ def _mutations_for(output: str, task: Task) -> list[tuple[str, Mutation]]:
     return mutations
 
 
-def _delete(path: Path) -> bool:
+def _delete(path: Path, captures: Path | None = None) -> bool:
     path.unlink()
     return True
 
 
-def _drop_column(path: Path) -> bool:
+def _drop_column(path: Path, captures: Path | None = None) -> bool:
     frame = pd.read_csv(path)
     if frame.shape[1] < 1:
         return False
@@ -121,7 +126,7 @@ def _drop_column(path: Path) -> bool:
     return True
 
 
-def _shuffle_rows(path: Path) -> bool:
+def _shuffle_rows(path: Path, captures: Path | None = None) -> bool:
     frame = pd.read_csv(path)
     if len(frame) < 2:
         return False
@@ -129,7 +134,7 @@ def _shuffle_rows(path: Path) -> bool:
     return True
 
 
-def _scramble_last_column(path: Path) -> bool:
+def _scramble_last_column(path: Path, captures: Path | None = None) -> bool:
     frame = pd.read_csv(path)
     column = frame.columns[-1]
     if frame[column].nunique() < 2:
@@ -156,7 +161,7 @@ def _bump(value: object) -> object:
     return value
 
 
-def _perturb_csv(path: Path) -> bool:
+def _perturb_csv(path: Path, captures: Path | None = None) -> bool:
     frame = pd.read_csv(path)
     numeric = frame.select_dtypes("number").columns
     if len(numeric) == 0:
@@ -169,12 +174,12 @@ def _perturb_csv(path: Path) -> bool:
     return True
 
 
-def _perturb_json(path: Path) -> bool:
+def _perturb_json(path: Path, captures: Path | None = None) -> bool:
     path.write_text(json.dumps(_bump(json.loads(path.read_text()))))
     return True
 
 
-def _perturb_sqlite(path: Path) -> bool:
+def _perturb_sqlite(path: Path, captures: Path | None = None) -> bool:
     connection = sqlite3.connect(path)
     try:
         tables = [row[0] for row in connection.execute("select name from sqlite_master where type='table'")]
@@ -190,9 +195,16 @@ def _perturb_sqlite(path: Path) -> bool:
         connection.close()
 
 
-def _edit_chart_capture(path: Path, edit: Callable[[dict], bool]) -> bool:
-    """Apply `edit` to every axes of the image's captured data (`<image>.json`)."""
-    capture = path.with_name(path.name + ".json")
+def _edit_chart_capture(path: Path, captures: Path | None, edit: Callable[[dict], bool]) -> bool:
+    """Apply `edit` to every axes of the image's captured data: the capture the harness received for
+    exactly these bytes, or (files from outside a sandbox) `<image>.json` beside it."""
+    if captures is None:
+        capture = path.with_name(path.name + ".json")
+    else:
+        digest = hashlib.sha256(path.read_bytes()).hexdigest()
+        index = Snapshot(captures, frozenset(), captures=captures).capture_entries()
+        found = [entry for entry in index if entry.get("sha256") == digest]
+        capture = captures / f"{found[-1]['n']}.json" if found else captures / "none"
     if not capture.is_file():
         return False
     data = json.loads(capture.read_text())
@@ -229,7 +241,7 @@ def _as_other_kind(series: dict) -> dict | None:
     return None
 
 
-def _change_chart_type(path: Path) -> bool:
+def _change_chart_type(path: Path, captures: Path | None) -> bool:
     def edit(axes: dict) -> bool:
         converted = [
             _as_other_kind(series) if series.get("role") == "data" else series
@@ -242,10 +254,10 @@ def _change_chart_type(path: Path) -> bool:
         axes["type"] = axes["kinds"][0]
         return True
 
-    return _edit_chart_capture(path, edit)
+    return _edit_chart_capture(path, captures, edit)
 
 
-def _change_chart_label(path: Path) -> bool:
+def _change_chart_label(path: Path, captures: Path | None) -> bool:
     def edit(axes: dict) -> bool:
         for key in ("title", "xlabel", "ylabel"):
             if axes.get(key):
@@ -253,4 +265,4 @@ def _change_chart_label(path: Path) -> bool:
                 return True
         return False
 
-    return _edit_chart_capture(path, edit)
+    return _edit_chart_capture(path, captures, edit)

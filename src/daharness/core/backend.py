@@ -8,6 +8,7 @@ symlink-free copy and never a live workspace.
 
 from __future__ import annotations
 
+import json
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -15,7 +16,7 @@ from typing import ClassVar, Literal
 
 from daharness.core.observation import Observation
 
-SkipKind = Literal["symlink", "hardlink", "fifo", "socket", "device", "unreadable", "over_quota"]
+SkipKind = Literal["symlink", "hardlink", "fifo", "socket", "device", "unreadable", "over_quota", "bad_name"]
 
 
 @dataclass(frozen=True)
@@ -27,15 +28,32 @@ class SkippedEntry:
     target: str | None = None  # where a symlink points
 
 
+CAPTURE_INDEX = "index.jsonl"
+
+
 @dataclass(frozen=True)
 class Snapshot:
-    """The agent's workspace after the sample, frozen: regular files under `root` and what was left out."""
+    """The agent's workspace after the sample, frozen: regular files under `root` and what was left out.
+
+    `captures` is a folder the harness filled with the chart captures it received from the sandbox's
+    capture channel (never from the agent's files): `index.jsonl`, one line `{"n", "file", "cwd",
+    "sha256", "event"}` per capture in arrival order, and the capture itself in `<n>.json`. It is None
+    for files that did not come from a daharness sandbox (an official agent's output folder, a run made
+    before captures had their own channel): their captures, if any, lie beside the images."""
 
     root: Path
     files: frozenset[str]
     changed: tuple[str, ...] = ()
     skipped: tuple[SkippedEntry, ...] = ()
     removed: tuple[str, ...] = field(default=())  # task files the agent deleted
+    captures: Path | None = None
+
+    def capture_entries(self) -> list[dict[str, object]]:
+        """The index of the received captures, oldest first ([] without any)."""
+        index = self.captures / CAPTURE_INDEX if self.captures is not None else None
+        if index is None or not index.is_file():
+            return []
+        return [json.loads(line) for line in index.read_text(encoding="utf-8").splitlines() if line]
 
     def path(self, name: str) -> Path | None:
         """The host path of a submitted file, or None when the agent left no regular file of that name."""

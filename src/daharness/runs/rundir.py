@@ -131,13 +131,26 @@ class RunDir:
     def artifacts_dir(self, sample_id: str) -> Path:
         return self.root / "artifacts" / file_safe(sample_id)
 
+    def captures_dir(self, sample_id: str) -> Path:
+        """The chart captures the harness received for a sample (never the agent's files)."""
+        return self.root / "captures" / file_safe(sample_id)
+
     def save_artifacts(self, sample_id: str, snapshot: Snapshot) -> None:
-        """Keep the files the agent created or changed (from the collected snapshot)."""
+        """Keep the files the agent created or changed (from the collected snapshot), the symbolic links
+        it left (as links to the same target, never followed) and the chart captures received."""
         target = self.artifacts_dir(sample_id)
         for name in snapshot.changed:
             destination = target / name
             destination.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(snapshot.root / name, destination)
+        for entry in snapshot.skipped:
+            link = target / entry.path
+            if entry.kind != "symlink" or entry.target is None or link.is_symlink() or link.exists():
+                continue
+            link.parent.mkdir(parents=True, exist_ok=True)
+            os.symlink(entry.target, link)
+        if snapshot.captures is not None and snapshot.captures.is_dir():
+            shutil.copytree(snapshot.captures, self.captures_dir(sample_id), dirs_exist_ok=True)
 
 
 def trajectory_path(run_root: Path, sample_id: str) -> Path:

@@ -57,14 +57,8 @@ class BwrapSandbox(KernelSandbox):
         )
         command = [*bwrap_prefix(), "--ro-bind", str(hooks_dir()), SANDBOX_HOOKS]
         command += ["--ro-bind", str(kernel_dir()), SANDBOX_KERNEL]
-        command += [
-            "--setenv",
-            "PYTHONPATH",
-            SANDBOX_HOOKS,
-            "--setenv",
-            "DAHARNESS_CHART_CAPTURE",
-            self.workdir,
-        ]
+        # the hooks' sitecustomize captures charts of child Pythons; the kernel names the channel
+        command += ["--setenv", "PYTHONPATH", SANDBOX_HOOKS]
         command += ["--bind", str(self.workspace.root), self.workdir, "--chdir", self.workdir, "--"]
         command += kernel_command(sys.executable, SANDBOX_KERNEL, config)
         return Launch(command, {}, uid)

@@ -28,7 +28,7 @@ class LocalSandbox(KernelSandbox):
         workdir = str(self.workspace.root)
         config = kernel_config(self.limits, workdir=workdir, uid=None, hooks=hooks, own_pid_namespace=False)
         env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": workdir, **common_env()}
-        env.update(PYTHONPATH=hooks, DAHARNESS_CHART_CAPTURE=workdir)
+        env.update(PYTHONPATH=hooks)  # the kernel names the capture channel itself
         return Launch(kernel_command(sys.executable, str(kernel_dir()), config), env, None)
 
     @classmethod

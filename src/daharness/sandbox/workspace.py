@@ -22,7 +22,7 @@ class Workspace:
     """Created per sample; remembers file digests to tell which files the agent produced or changed."""
 
     root: Path
-    _initial: dict[str, str] = field(default_factory=dict)
+    _initial: dict[str, str | None] = field(default_factory=dict)
 
     @classmethod
     def create(cls, task: Task, parent: Path | None = None) -> Workspace:
@@ -34,14 +34,17 @@ class Workspace:
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(item.source, target)
         workspace = cls(root)
-        workspace._initial = {name: _digest(root / name) for name in walk(root)[0]}
+        workspace._initial = {name: _digest(root, name) for name in walk(root)[0]}
         return workspace
 
     def snapshot_state(self) -> dict[str, tuple[int, int]]:
         """Cheap per-step state: size and modification time of every regular file."""
         found = {}
         for name in walk(self.root)[0]:
-            info = os.lstat(self.root / name)
+            try:
+                info = os.lstat(self.root / name)
+            except OSError:  # removed meanwhile by a process of the sandbox
+                continue
             found[name] = (info.st_size, info.st_mtime_ns)
         return found
 
@@ -51,14 +54,16 @@ class Workspace:
     def changed_files(self) -> list[str]:
         """Files created or modified since the workspace was made, as relative paths."""
         return sorted(
-            name for name in walk(self.root)[0] if self._initial.get(name) != _digest(self.root / name)
+            name for name in walk(self.root)[0] if self._initial.get(name) != _digest(self.root, name)
         )
 
     def read_file(self, name: str) -> bytes:
-        path = self.root / name
-        if not path.resolve().is_relative_to(self.root.resolve()) or not stat.S_ISREG(os.lstat(path).st_mode):
-            raise FileNotFoundError(f"{name}: not a regular file in the workspace")
-        return _read_no_follow(path)
+        try:
+            descriptor = open_beneath(self.root, name)
+        except OSError:
+            raise FileNotFoundError(f"{name}: not a regular file in the workspace") from None
+        with os.fdopen(descriptor, "rb") as handle:
+            return handle.read()
 
     def collect(self, target: Path) -> Snapshot:
         """Copy every regular file to `target`; links, devices, FIFOs and sockets are left out and listed."""
@@ -69,7 +74,7 @@ class Workspace:
             destination = target / name
             destination.parent.mkdir(parents=True, exist_ok=True)
             try:
-                digest = _copy_no_follow(self.root / name, destination)
+                digest = _copy_no_follow(self.root, name, destination)
             except OSError:
                 skipped.append(SkippedEntry(name, "unreadable"))
                 continue
@@ -107,6 +112,9 @@ def walk(root: Path) -> tuple[list[str], list[SkippedEntry]]:
             continue
         for entry in entries:
             name = f"{prefix}/{entry.name}" if prefix else entry.name
+            if not _printable(entry.name):  # not UTF-8: it could not be recorded, so it is not collected
+                skipped.append(SkippedEntry(_escaped(name), "bad_name"))
+                continue
             try:
                 info = entry.stat(follow_symlinks=False)
             except OSError:
@@ -179,35 +187,59 @@ def _link_target(path: str, mode: int) -> str | None:
         return None
 
 
-def _open_no_follow(path: Path) -> int:
-    """A descriptor of a regular file, refusing links, FIFOs and devices (no blocking open of a FIFO)."""
-    descriptor = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+def _printable(name: str) -> bool:
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _escaped(name: str) -> str:
+    return name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+
+
+def open_beneath(root: Path, name: str) -> int:
+    """A read descriptor of the regular file `name` under `root`, opened one path component at a time
+    without following any link (so a folder swapped for a link meanwhile cannot lead out of `root`);
+    FIFOs and devices are refused without blocking."""
+    parts = [part for part in Path(name).parts if part not in ("", ".")]
+    if not parts or ".." in parts or Path(name).is_absolute():
+        raise OSError(f"{name}: not a path inside the workspace")
+    folder = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        for part in parts[:-1]:
+            inner = os.open(part, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=folder)
+            os.close(folder)
+            folder = inner
+        descriptor = os.open(parts[-1], os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=folder)
+    finally:
+        os.close(folder)
     if not stat.S_ISREG(os.fstat(descriptor).st_mode):
         os.close(descriptor)
-        raise OSError(f"{path}: not a regular file")
+        raise OSError(f"{name}: not a regular file")
     return descriptor
 
 
-def _read_no_follow(path: Path) -> bytes:
-    with os.fdopen(_open_no_follow(path), "rb") as handle:
-        return handle.read()
-
-
-def _copy_no_follow(source: Path, destination: Path) -> str:
+def _copy_no_follow(root: Path, name: str, destination: Path) -> str:
     """Copy a regular file without following links; returns its SHA-1."""
     digest = hashlib.sha1()
-    with os.fdopen(_open_no_follow(source), "rb") as reader, destination.open("wb") as writer:
+    with os.fdopen(open_beneath(root, name), "rb") as reader, destination.open("wb") as writer:
         while chunk := reader.read(_COPY_CHUNK):
             digest.update(chunk)
             writer.write(chunk)
     return digest.hexdigest()
 
 
-def _digest(path: Path) -> str:
+def _digest(root: Path, name: str) -> str | None:
+    """SHA-1 of a workspace file (None when it cannot be read as a regular file any more)."""
     digest = hashlib.sha1()
-    with path.open("rb") as handle:
-        while chunk := handle.read(_COPY_CHUNK):
-            digest.update(chunk)
+    try:
+        with os.fdopen(open_beneath(root, name), "rb") as handle:
+            while chunk := handle.read(_COPY_CHUNK):
+                digest.update(chunk)
+    except OSError:
+        return None
     return digest.hexdigest()
 
 
@@ -215,7 +247,8 @@ def _safe(text: str) -> str:
     return "".join(c if c.isalnum() or c in "-_" else "_" for c in text)[:40]
 
 
-def folder_snapshot(root: Path, changed: tuple[str, ...] = ()) -> Snapshot:
-    """A snapshot of a folder that already holds submitted files (rescoring, damaged copies)."""
+def folder_snapshot(root: Path, changed: tuple[str, ...] = (), captures: Path | None = None) -> Snapshot:
+    """A snapshot of a folder that already holds submitted files (rescoring, damaged copies), with the
+    chart captures the harness received for them (None: files from outside a daharness sandbox)."""
     files, skipped = walk(root)
-    return Snapshot(root, frozenset(files), changed, tuple(skipped))
+    return Snapshot(root, frozenset(files), changed, tuple(skipped), captures=captures)

@@ -98,6 +98,7 @@ import numpy as np
 from daharness.core.registry import scorer
 from daharness.core.score import Score
 from daharness.core.scoring import ScoringContext
+from daharness.scoring.chart_files import captured_chart
 from daharness.scoring.modes import WORKSPACE_MODES
 from daharness.scoring.outputs import OutputFileOptions, nothing_collected
 
@@ -736,7 +737,8 @@ def _same(ok: bool) -> str:
 
 class ChartScorerOptions(OutputFileOptions):
     """Options of a `chart` scorer: `file` is the image the agent must save; its data comes from the
-    capture written beside it, the gold from the gold capture (`<gold image>.json`)."""
+    capture the harness received when it was saved (`chart_files.py`), the gold from the gold capture
+    (`<gold image>.json`)."""
 
     check: tuple[str, ...] = ("data",)
     data_order_free: bool = False
@@ -747,12 +749,14 @@ class ChartScorerOptions(OutputFileOptions):
 def chart(context: ScoringContext, options: ChartScorerOptions) -> Score:
     """The data and properties of a saved matplotlib chart against the gold chart's capture."""
     image = context.output(options.file)
-    if image is None:
+    if image is None or context.files is None:
         return nothing_collected(options.file)
-    capture = image.with_name(image.name + ".json")  # the image itself must exist too
     gold_name = options.gold_name()
     gold = context.gold(gold_name if gold_name.endswith(".json") else f"{gold_name}.json")
+    capture, problem = captured_chart(context.files, options.file, image)
+    if capture is None:
+        return Score(value=0.0, explanation=problem, details={"mode": context.mode, "file": options.file})
     return score_chart(
-        capture if image.is_file() and capture.is_file() else None, gold, mode=context.mode,  # type: ignore[arg-type]
+        capture, gold, mode=context.mode,  # type: ignore[arg-type]
         check=options.check, data_order_free=options.data_order_free, data_scale_free=options.data_scale_free,
     )  # fmt: skip
