@@ -28,6 +28,7 @@ def print_report(console: Console, report: dict[str, Any]) -> None:
         f"{counts['excluded']} excluded, [{'red' if counts['errors'] else 'green'}]{counts['errors']} errors[/]"
         f" · wall time {report['wall_time_s']['elapsed']:.1f}s"
     )
+    print_integrity(console, report)
     agent = report.get("agent") or {}
     if agent.get("samples"):
         debug, usage = agent["self_debug"], agent["usage"]
@@ -47,6 +48,28 @@ def print_report(console: Console, report: dict[str, Any]) -> None:
         console.print(f"  [red]error[/] {escape(error['id'])}: {escape(str(error['error']))}")
     if len(report["errors"]) > 10:
         console.print(f"  … and {len(report['errors']) - 10} more in report.json")
+
+
+def print_integrity(console: Console, report: dict[str, Any]) -> None:
+    """The headline beside the accuracy: infrastructure errors (left out of it), agent failures (in it,
+    as 0) and samples with suspicious actions, so that none of them can hide."""
+    counts = report["counts"]
+    errors, failures = counts["errors"], counts.get("agent_failures", 0)
+    suspicious = counts.get("suspicious", 0)
+    line = f"mean score {pct(report['mean_score'])}"
+    if errors:
+        line += (
+            f" [red]· {errors} infrastructure errors left out[/] (counted as 0: "
+            f"{pct(report.get('mean_score_errors_as_zero'))})"
+        )
+    line += f" · {failures} agent failures scored 0" if failures else ""
+    line += f" · [yellow]{suspicious} samples with suspicious actions[/]" if suspicious else ""
+    console.print(line)
+    for row in report.get("integrity", [])[:10]:
+        what = [row["failure"]] if row["failure"] else []
+        what += [flag["detail"] for flag in row["suspicious"][:3]]
+        if what:
+            console.print(f"  [yellow]check[/] {escape(row['id'])}: {escape('; '.join(what))}")
 
 
 def print_validation(console: Console, suite: str, mode: str, results: list[Any]) -> None:

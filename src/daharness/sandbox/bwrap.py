@@ -21,6 +21,7 @@ from pathlib import Path
 import daharness
 from daharness.core.errors import UserError
 from daharness.core.registry import backend
+from daharness.sandbox.hidden import mask_arguments
 from daharness.sandbox.kernel_client import KernelSandbox, Launch
 from daharness.sandbox.support import (
     SANDBOX_HOOKS,
@@ -34,7 +35,9 @@ from daharness.sandbox.support import (
 from daharness.sandbox.uids import UidLease, acquire_uid
 
 SANDBOX_HOME = "/tmp"
-_SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/etc", "/opt")
+# Not /opt: it holds whatever a machine keeps there (package mirrors, wheels with bundled datasets);
+# a Python installed under it is mounted as one of the python_roots.
+_SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/etc")
 _HINT = "; to run agent code without isolation at your own risk, pass --sandbox unsafe-local"
 
 
@@ -55,7 +58,8 @@ class BwrapSandbox(KernelSandbox):
         config = kernel_config(
             self.limits, workdir=self.workdir, uid=uid, hooks=SANDBOX_HOOKS, own_pid_namespace=True
         )
-        command = [*bwrap_prefix(), "--ro-bind", str(hooks_dir()), SANDBOX_HOOKS]
+        command = [*bwrap_prefix(), *mask_arguments(self.task.hidden_paths, mounted_roots())]
+        command += ["--ro-bind", str(hooks_dir()), SANDBOX_HOOKS]
         command += ["--ro-bind", str(kernel_dir()), SANDBOX_KERNEL]
         # the hooks' sitecustomize captures charts of child Pythons; the kernel names the channel
         command += ["--setenv", "PYTHONPATH", SANDBOX_HOOKS]
@@ -133,6 +137,11 @@ def bwrap_prefix() -> list[str]:
     for key, value in {"PATH": path, "HOME": SANDBOX_HOME, **common_env()}.items():
         args += ["--setenv", key, value]
     return args
+
+
+def mounted_roots() -> list[Path]:
+    """Every host folder the sandbox mounts (read-only), where hidden entries are looked for."""
+    return [*map(Path, _SYSTEM_DIRS), *python_roots()]
 
 
 @functools.cache

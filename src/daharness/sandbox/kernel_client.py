@@ -177,7 +177,12 @@ class KernelSandbox(SandboxBackend):
         return self._deadline - time.monotonic()
 
     def _step(self, kind: StepKind, payload: dict[str, Any], timeout: float | None) -> Observation:
-        observation = self._run_step(kind, payload, timeout)
+        try:
+            observation = self._run_step(kind, payload, timeout)
+        except SandboxError as exc:  # the sandbox is gone: keep the step that broke it
+            failed = Observation.failure(kind, "SandboxError", str(exc))
+            self.history.append(ActionEvent(kind=kind, args=payload, observation=failed))
+            raise
         self.history.append(ActionEvent(kind=kind, args=payload, observation=observation))
         return observation
 
