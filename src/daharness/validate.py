@@ -2,13 +2,16 @@
 
 For every task the reference solution runs in the sandbox and must score 1 (ML tasks: at least the
 task's `threshold`). Then its outputs are damaged in ways a wrong agent would damage them — deleted,
-a column dropped, rows shuffled where order matters, numbers moved by 5%, the chart type or a label
-changed — and every damaged version must score below the reference. A task that fails either check
-is reported; the command exits non-zero if any does.
+a column dropped, numbers moved by 5%, the chart type or a label changed — and every damaged version
+must score below the reference. In corrected mode the outputs and the final answer also get the
+mutations of what an instruction may fix (case, whitespace, order, rounding; `instruction_mutations`):
+those the task's scorer options forbid must score lower, those they allow must keep the score. A task
+that fails a check is reported; the command exits non-zero if any does.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import shutil
@@ -24,7 +27,9 @@ from daharness.agents.reference import ReferenceAgent
 from daharness.core.backend import Snapshot
 from daharness.core.limits import Limits
 from daharness.core.runlog import ScoringSettings
+from daharness.core.submission import Submission
 from daharness.core.task import Task
+from daharness.instruction_mutations import instruction_mutations
 from daharness.runs.pipeline import SandboxSettings, solve_and_collect
 from daharness.sandbox.workspace import folder_snapshot
 from daharness.scoring import score_submission
@@ -41,6 +46,7 @@ class TaskValidation:
     required: float = 1.0
     problems: list[str] = field(default_factory=list)
     mutations: dict[str, float] = field(default_factory=dict)
+    allowed: dict[str, float] = field(default_factory=dict)  # changes the instruction allows
 
     @property
     def ok(self) -> bool:
@@ -66,12 +72,75 @@ def validate_task(task: Task, *, scoring: ScoringSettings, limits: Limits | None
             result.mutations[name] = value
             if value >= score.value:
                 result.problems.append(f"mutation '{name}' still scores {value:.3f}")
+        if scoring.mode("workspace", "corrected") == "corrected":
+            _check_instruction_mutations(task, submission, snapshot, scoring, score.value, result)
     except Exception as exc:  # a broken task is a finding, not a crash of the command
         result.problems.append(f"{type(exc).__name__}: {exc}")
     finally:
         if snapshot is not None:
             shutil.rmtree(snapshot.root.parent, ignore_errors=True)
     return result
+
+
+def _check_instruction_mutations(
+    task: Task,
+    submission: Submission,
+    snapshot: Snapshot,
+    scoring: ScoringSettings,
+    reference: float,
+    result: TaskValidation,
+) -> None:
+    """Forbidden changes must score lower, allowed ones keep the reference's score."""
+    for spec in task.scorers:
+        output = spec.options.get("file")
+        for mutation in instruction_mutations(spec):
+            name = f"{mutation.label} {output or 'the final answer'}"
+            value: float | None = None
+            if output and snapshot.path(output) is not None:
+                value = _score_changed_file(task, submission, snapshot, scoring, output, mutation.change_file)
+            elif not output and (answer := _changed_answer(submission.answer, mutation.change_value)):
+                altered = dataclasses.replace(submission, answers=[*submission.answers[:-1], answer])
+                value = score_submission(task, altered, snapshot, scoring).value
+            if value is None:
+                continue
+            if mutation.forbidden:
+                result.mutations[name] = value
+                if value >= reference:
+                    result.problems.append(
+                        f"mutation '{name}' still scores {value:.3f} (the task forbids it)"
+                    )
+            else:
+                result.allowed[name] = value
+                if value < reference:
+                    result.problems.append(
+                        f"'{name}' scores {value:.3f}, but the task's options allow it (corrected mode must not "
+                        "penalize what the instruction leaves open)"
+                    )
+
+
+def _score_changed_file(
+    task: Task, submission: Submission, snapshot: Snapshot, scoring: ScoringSettings, output: str,
+    change: Callable[[Path], bool],
+) -> float | None:  # fmt: skip
+    """The score with `output` changed in a copy of the files (None when the change does not apply)."""
+    with tempfile.TemporaryDirectory() as scratch:
+        copy = Path(scratch) / "files"
+        shutil.copytree(snapshot.root, copy)
+        if not change(copy / output):
+            return None
+        return score_submission(
+            task, submission, folder_snapshot(copy, captures=snapshot.captures), scoring
+        ).value
+
+
+def _changed_answer(answer: str | None, change: Callable[[object], object]) -> str | None:
+    """The final answer with `change` applied to its JSON value (None when it is not JSON or unchanged)."""
+    try:
+        value = json.loads(answer or "")
+    except ValueError:
+        return None
+    changed = change(value)
+    return json.dumps(changed) if changed != value else None
 
 
 def _damaged_copies(snapshot: Snapshot, task: Task) -> Iterator[tuple[str, Snapshot]]:
@@ -98,9 +167,8 @@ def _mutations_for(output: str, task: Task) -> list[tuple[str, Mutation]]:
             ("scramble the predictions of", _scramble_last_column),
         ]
     elif suffix == ".csv":
+        # row order is checked by the instruction mutations ("order changed in")
         mutations += [("drop a column of", _drop_column), ("perturb numbers 5% in", _perturb_csv)]
-        if not any(spec.options.get("ignore_order") for spec in task.scorers):
-            mutations.append(("shuffle rows of", _shuffle_rows))
     elif suffix == ".json":
         mutations.append(("perturb values in", _perturb_json))
     elif suffix in (".db", ".sqlite", ".sqlite3"):
@@ -123,14 +191,6 @@ def _drop_column(path: Path, captures: Path | None = None) -> bool:
     if frame.shape[1] < 1:
         return False
     frame.drop(columns=frame.columns[-1]).to_csv(path, index=False)
-    return True
-
-
-def _shuffle_rows(path: Path, captures: Path | None = None) -> bool:
-    frame = pd.read_csv(path)
-    if len(frame) < 2:
-        return False
-    frame.iloc[::-1].to_csv(path, index=False)
     return True
 
 

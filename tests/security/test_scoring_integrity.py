@@ -309,3 +309,42 @@ def test_a_suite_can_hide_more(tmp_path: Path) -> None:
     (suite / "suite.json").write_text(json.dumps({**manifest, "hide": "pandas"}))
     with pytest.raises(UserError, match="'hide' must be a list"):
         load_suite(f"workspace:{suite}")
+
+
+# ---- 4. outputs that break what the instruction fixes ------------------------------------------------
+
+BREAK_WEATHER = {
+    "labels not lower case": "df['weather'] = df['weather'].str.capitalize()",
+    "labels padded": "df['weather'] = ' ' + df['weather'] + ' '",
+    "rows not sorted by date": "df = df.iloc[::-1]",
+    "wind median rounded": "df['wind'] = df['wind'].round(1)",
+}
+
+
+@pytest.mark.parametrize("damage", list(BREAK_WEATHER))
+def test_outputs_that_break_the_instruction_score_zero_in_corrected_mode(
+    tmp_path: Path, workspace: dict[str, Task], damage: str
+) -> None:
+    task = workspace["dw-clean-seattle-weather"]
+    edit = (
+        "import pandas as pd\ndf = pd.read_csv('weather_clean.csv')\n"
+        f"{BREAK_WEATHER[damage]}\ndf.to_csv('weather_clean.csv', index=False)"
+    )
+    steps = {task.id: [("python", {"code": task.reference.code}), ("python", {"code": edit})]}  # type: ignore[union-attr]
+    record = records_of(replay(tmp_path, [task], steps))[task.id]
+    assert record.score is not None and record.score.value == 0.0, record.score
+
+
+def test_a_database_with_shouted_names_and_rounded_means_scores_zero(
+    tmp_path: Path, workspace: dict[str, Task]
+) -> None:
+    task = workspace["dw-load-grunfeld"]
+    edits = {
+        "shouted": "update firm set firm_name = upper(firm_name)",
+        "rounded": "update firm_summary set mean_investment = round(mean_investment, 1)",
+    }
+    for name, statement in edits.items():
+        code = f"import sqlite3\nwith sqlite3.connect('grunfeld.db') as c:\n    c.execute({statement!r})"
+        steps = {task.id: [("python", {"code": task.reference.code}), ("python", {"code": code})]}  # type: ignore[union-attr]
+        record = records_of(replay(tmp_path / name, [task], steps))[task.id]
+        assert record.score is not None and record.score.value == 0.0, (name, record.score)

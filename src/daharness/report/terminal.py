@@ -75,13 +75,17 @@ def print_integrity(console: Console, report: dict[str, Any]) -> None:
 def print_validation(console: Console, suite: str, mode: str, results: list[Any]) -> None:
     """The table of `daharness validate`: each task's reference score, mutations, problems."""
     table = Table(title=f"{suite}: validation ({mode})", title_justify="left")
-    for column in ("task", "reference", "mutations scored below", "problems"):
+    for column in ("task", "reference", "mutations scored below", "allowed changes kept", "problems"):
         table.add_column(column)
     for result in results:
         below = sum(value < (result.reference_score or 0) for value in result.mutations.values())
+        allowed = getattr(result, "allowed", {})
+        kept = sum(value >= (result.reference_score or 0) for value in allowed.values())
         reference = "—" if result.reference_score is None else f"{result.reference_score:.3f}"
         verdict = "[green]ok[/]" if result.ok else "[red]" + escape("; ".join(result.problems)) + "[/]"
-        table.add_row(result.task_id, reference, f"{below}/{len(result.mutations)}", verdict)
+        table.add_row(
+            result.task_id, reference, f"{below}/{len(result.mutations)}", f"{kept}/{len(allowed)}", verdict
+        )
     console.print(table)
     failed = [r.task_id for r in results if not r.ok]
     console.print(

@@ -47,6 +47,7 @@ import pandas as pd
 from daharness.core.registry import scorer
 from daharness.core.score import Score
 from daharness.core.scoring import ScoringContext
+from daharness.scoring.exactness import TextRules
 from daharness.scoring.modes import WORKSPACE_MODES
 from daharness.scoring.outputs import OutputFileOptions, nothing_collected
 from daharness.scoring.table import (
@@ -136,6 +137,8 @@ def score_database(
     score_rule: ScoreRule | None = None,
     tolerance: float | None = None,
     timeout_s: float | None = None,
+    case_sensitive: bool = False,
+    whitespace_sensitive: bool = False,
 ) -> Score:
     """Score the agent's database against the gold database, table by table (DA-Code ``compare_sqlite``).
 
@@ -154,6 +157,8 @@ def score_database(
         tolerance: absolute tolerance for numbers; ``None`` means compat 1e-3, corrected 1e-2.
         timeout_s: limit for the whole comparison, past which the score is 0; ``None`` means compat 10 s,
             corrected no limit; ``math.inf`` means no limit.
+        case_sensitive, whitespace_sensitive: corrected mode only: text values keep their case /
+            surrounding whitespace in the comparison (the task's instruction fixes them).
 
     A gold database that cannot be read, or a requested table it lacks, scores 0 in compat (as
     officially) and raises ``ValueError`` in corrected. ``details`` list every table with its score, the
@@ -168,6 +173,8 @@ def score_database(
         score_rule=score_rule,
         tolerance=tolerance,
         timeout_s=timeout_s,
+        case_sensitive=case_sensitive,
+        whitespace_sensitive=whitespace_sensitive,
     )
     predicted, gold = Path(predicted), Path(gold)
     details: dict[str, Any] = {**options.summary(), "predicted": str(predicted), "timed_out": False}
@@ -288,7 +295,7 @@ def _explain(per_table: list[dict[str, Any]], rule: str) -> str:
     return f"{text}; {rule}"
 
 
-class DatabaseScorerOptions(OutputFileOptions):
+class DatabaseScorerOptions(OutputFileOptions, TextRules):
     """Options of a `database` scorer in a task (DA-Code `compare_sqlite`); see `score_database`."""
 
     tables: list[str] | None = None
@@ -307,5 +314,6 @@ def database(context: ScoringContext, options: DatabaseScorerOptions) -> Score:
     return score_database(
         predicted, context.gold(options.gold_name()), mode=context.mode, tables=options.tables,  # type: ignore[arg-type]
         ignore_order=options.ignore_order, score_rule=options.score_rule, tolerance=options.tolerance,
-        timeout_s=options.timeout_s,
+        timeout_s=options.timeout_s, case_sensitive=options.case_sensitive,
+        whitespace_sensitive=options.whitespace_sensitive,
     )  # fmt: skip
