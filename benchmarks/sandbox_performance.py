@@ -25,8 +25,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from daharness.sandbox import Limits, Sandbox, Workspace
 from daharness.core.task import Family, Task, WorkspaceFile
+from daharness.sandbox import Limits, Sandbox, Workspace
 
 STEPS = [
     "df = pd.read_csv('sales.csv')",

@@ -15,9 +15,10 @@ import time
 from pathlib import Path
 
 from daharness.report.dabench_metrics import dabench_figures, question_result
+
+from daharness.core.task import AnswerFormat, Family, Gold, ScorerSpec, Task, TaskMetadata
 from daharness.rescore import rescore_dabench
 from daharness.scoring.closed_form import MODES, score_closed_form
-from daharness.core.task import AnswerFormat, Family, Gold, ScorerSpec, Task, TaskMetadata
 
 CONCEPTS = ["Summary Statistics", "Feature Engineering", "Correlation Analysis", "Machine Learning",
             "Distribution Analysis", "Outlier Detection", "Comprehensive Data Preprocessing"]  # fmt: skip

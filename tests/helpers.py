@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from daharness.core.task import AnswerFormat, Family, Gold, ScorerSpec, Task, TaskMetadata
 
@@ -84,3 +85,24 @@ def records_of(run: Path) -> dict:  # type: ignore[type-arg]
     from daharness.runs.rundir import RunDir
 
     return RunDir.open_for_reading(run).latest_records()
+
+
+def shared_folder() -> Path:
+    """The project's shared material (`../shared` beside the repository, as CI has it); the
+    DAHARNESS_SHARED variable names another place (e.g. when working in a git worktree)."""
+    import os
+
+    return Path(os.environ.get("DAHARNESS_SHARED") or Path(__file__).parents[2] / "shared")
+
+
+def load_chart_capture(name: str = "chart_capture_for_tests") -> Any:
+    """The in-sandbox chart capture module, loaded by file path as the sandbox loads it."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        name, Path(__file__).parents[1] / "src" / "daharness" / "sandbox" / "chart_capture.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module

@@ -77,3 +77,58 @@ def test_rescoring_dagent_outputs_in_both_modes(
     if mode == "compat":
         assert figures["official_average_without_missing"] == pytest.approx(2 / 3, abs=1e-12)
     assert "unknown option 'ignore_orde'" in done.stderr
+
+
+def test_dacode_suite_in_both_layouts(tmp_path: Path) -> None:
+    from daharness.suites import load_suite
+
+    flat = load_suite(f"dacode:{MINI}")
+    assert [t.id for t in flat.tasks] == ["dm-csv-001", "di-text-001", "ml-binary-001", "dm-csv-002"]
+    official = tmp_path / "repo" / "da_code"
+    for kind, source in (("task", "tasks.jsonl"), ("eval", "eval.jsonl")):
+        (official / "configs" / kind).mkdir(parents=True)
+        lines = (MINI / source).read_text().splitlines()
+        (official / "configs" / kind / "one.jsonl").write_text("\n".join(lines[:2]) + "\n")
+        (official / "configs" / kind / "two.jsonl").write_text("\n".join(lines[1:]) + "\n")  # one line twice
+    for folder in ("source", "gold"):
+        (official / folder).symlink_to(MINI / folder)
+    suite = load_suite(f"dacode:{official.parent}")  # the repository root works too
+    assert [t.id for t in suite.tasks] == [t.id for t in flat.tasks]
+    assert suite.name == "dacode:repo" and suite.tasks[0].metadata.category == "EDA"
+    (official / "configs" / "eval" / "eval_all.jsonl").write_text(
+        (MINI / "eval.jsonl").read_text().splitlines()[0]
+    )
+    assert [t.id for t in load_suite(f"dacode:{official}").tasks] == ["dm-csv-001"]  # what evaluate.py reads
+    with pytest.raises(UserError, match="no gold/ folder"):
+        (official / "gold").unlink()
+        load_suite(f"dacode:{official}")
+
+
+def test_chart_and_ml_configs_map_to_scorer_options(tmp_path: Path) -> None:
+    rows = [
+        {"id": "plot-1", "type": "Data Visualization", "instruction": "Draw.", "hardness": "Easy"},
+        {"id": "ml-1", "type": "ML", "instruction": "Predict.", "hardness": "Hard"},
+    ]
+    evals = [
+        {"id": "plot-1", "config": {"task": "data visualization", "type": "bar"}, "func": ["compare_image"],
+         "result": [{"multi": True, "file": ["result.png", "dabench/plot.json", "dabench/result.npy"]}],
+         "options": [{"keys": ["figsize", "graph_title", "title_font"]}]},
+        {"id": "ml-1", "config": {"task": "machine learning", "type": "regression", "metric": "r2",
+         "upper_bound": 0.9, "lower_bound": 0.5}, "func": ["compare_ml"], "result": [{"file": "result.csv"}]},
+    ]  # fmt: skip
+    (tmp_path / "tasks.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    (tmp_path / "eval.jsonl").write_text("".join(json.dumps(r) + "\n" for r in evals))
+    tasks = {t.id: t for t in load_dacode(tmp_path / "tasks.jsonl", tmp_path / "eval.jsonl",
+                                          source_dir=tmp_path, gold_dir=tmp_path, suite="x")}  # fmt: skip
+    chart = tasks["plot-1"].scorers[0]
+    assert (
+        chart.name == "chart"
+        and chart.options["file"] == "result.png"
+        and chart.options["gold"] == "result.png"
+    )
+    assert chart.options["keys"] == ["figsize", "graph_title", "title_font"]
+    assert tasks["plot-1"].warnings == [
+        "task plot-1: unknown chart key 'title_font' (compat scores 0, as the official evaluator fails; "
+        "corrected ignores it)"
+    ]
+    assert tasks["ml-1"].metadata.subcategory == "regression"

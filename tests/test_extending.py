@@ -48,6 +48,15 @@ def _suite(root: Path, options: dict[str, object]) -> Path:
     return root
 
 
+def _run_shouter(
+    plugin_path: Path, tmp_path: Path, options: dict[str, object]
+) -> subprocess.CompletedProcess[str]:
+    suite = f"workspace:{_suite(tmp_path / 'suite', options)}"
+    return _daharness(
+        plugin_path, "run", "--suite", suite, "--agent", "shouter", "--out", str(tmp_path / "r")
+    )
+
+
 def test_the_plugin_agent_is_listed(plugin_path: Path) -> None:
     done = _daharness(plugin_path, "agents")
     assert done.returncode == 0, done.stderr
@@ -56,17 +65,7 @@ def test_the_plugin_agent_is_listed(plugin_path: Path) -> None:
 
 
 def test_the_plugin_scorer_and_agent_run_a_suite(plugin_path: Path, tmp_path: Path) -> None:
-    suite = _suite(tmp_path / "suite", {"word": "hello"})
-    done = _daharness(
-        plugin_path,
-        "run",
-        "--suite",
-        f"workspace:{suite}",
-        "--agent",
-        "shouter",
-        "--out",
-        str(tmp_path / "r"),
-    )
+    done = _run_shouter(plugin_path, tmp_path, {"word": "hello"})
     assert done.returncode == 0, done.stderr
     record = json.loads((tmp_path / "r" / "samples.jsonl").read_text())
     assert record["score"]["value"] == 1.0 and record["answer"] == "HELLO!"
@@ -74,17 +73,7 @@ def test_the_plugin_scorer_and_agent_run_a_suite(plugin_path: Path, tmp_path: Pa
 
 
 def test_a_wrong_plugin_option_is_a_one_line_error_at_load(plugin_path: Path, tmp_path: Path) -> None:
-    suite = _suite(tmp_path / "suite", {"wrod": "hello"})
-    done = _daharness(
-        plugin_path,
-        "run",
-        "--suite",
-        f"workspace:{suite}",
-        "--agent",
-        "shouter",
-        "--out",
-        str(tmp_path / "r"),
-    )
+    done = _run_shouter(plugin_path, tmp_path, {"wrod": "hello"})
     assert done.returncode == 2
     assert "task.json: task hello: scorer 'shout': option 'word': Field required" in done.stderr
     assert "Traceback" not in done.stderr and not (tmp_path / "r").exists()

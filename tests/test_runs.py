@@ -7,7 +7,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from collections import Counter
 from pathlib import Path
 
@@ -40,12 +39,9 @@ def _no_sandbox_left(harness_pid: int) -> bool:
 
 
 def _wait_for_lines(path: Path, count: int, timeout_s: float = 30) -> None:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        if path.exists() and path.read_text().count("\n") >= count:
-            return
-        time.sleep(0.05)
-    raise AssertionError(f"{path} never reached {count} lines")
+    wait_until(
+        lambda: path.exists() and path.read_text().count("\n") >= count, timeout_s, f"{count} lines in {path}"
+    )
 
 
 def _wait_for_sample_3_sandbox(harness_pid: int) -> None:

@@ -1,28 +1,25 @@
 """The chart scorer: each checked item and option passes and fails, in corrected and compat modes.
 
 Captures are made by the real capture code (``chart_capture.extract``) from figures drawn in-process.
+compat scores go through DA-Code's compare_image: the gold side has a real gold image (so the official
+evaluator runs), the predicted side none (so it decides by the data and the keys); the image shortcut
+has tests of its own in test_scoring_chart_files.py.
 """
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers import load_chart_capture
 from matplotlib.figure import Figure
 
-from daharness.scoring.chart import fuzz_ratio, load_capture, score_chart, similarity
+from daharness.scoring.chart import ChartFiles, fuzz_ratio, load_capture, score_chart, similarity
 
-_SPEC = importlib.util.spec_from_file_location(
-    "chart_capture_for_scoring_tests",
-    Path(__file__).parents[1] / "src" / "daharness" / "sandbox" / "chart_capture.py",
-)
-assert _SPEC is not None and _SPEC.loader is not None
-chart_capture = importlib.util.module_from_spec(_SPEC)
-_SPEC.loader.exec_module(chart_capture)
+chart_capture = load_chart_capture()
 
 CATEGORIES = ["north", "south", "east"]
 
@@ -65,8 +62,35 @@ def grouped(first: list[float], second: list[float], names: tuple[str, str] = ("
     return capture(draw)
 
 
+_GOLD_IMAGE: dict[str, Path] = {}
+
+
+@pytest.fixture(autouse=True)
+def gold_image(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """A real gold image: compat needs one to exist (a gold folder without it scores 0 officially)."""
+    if "path" not in _GOLD_IMAGE:
+        path = tmp_path_factory.mktemp("gold") / "chart.png"
+        fig = Figure(figsize=(2, 2))
+        fig.subplots().bar(["a"], [1])
+        fig.savefig(path)
+        _GOLD_IMAGE["path"] = path
+
+
+def sides(predicted: Any, gold: Any, mode: str) -> tuple[Any, Any]:
+    if mode != "compat":
+        return predicted, gold
+    return ChartFiles(capture=predicted), ChartFiles(
+        capture=gold, images=(("chart.png", _GOLD_IMAGE["path"]),)
+    )
+
+
+def chart_score(predicted: Any, gold: Any, *, mode: str = "corrected", **options: Any):  # type: ignore[no-untyped-def]
+    predicted, gold = sides(predicted, gold, mode)
+    return score_chart(predicted, gold, mode=mode, **options)  # type: ignore[arg-type]
+
+
 def score(predicted: Any, gold: Any, *check: str, **options: Any) -> float:
-    return score_chart(predicted, gold, check=check or ("data",), **options).value
+    return chart_score(predicted, gold, check=check or ("data",), **options).value
 
 
 BOTH = pytest.mark.parametrize("mode", ["corrected", "compat"])
@@ -87,8 +111,8 @@ def test_values_in_another_order_pass_only_when_order_is_free() -> None:
     gold, shuffled = bars([3, 1, 2]), bars([1, 2, 3], labels=["south", "east", "north"])
     assert score(shuffled, gold) == 0.0
     assert score(shuffled, gold, data_order_free=True) == 1.0
-    # The official evaluator always sorts: it cannot demand an order.
-    assert score(shuffled, gold, mode="compat") == 1.0
+    # Officially each column of the data matrix is sorted: a single series keeps its order.
+    assert score(shuffled, gold, mode="compat") == 0.0
 
 
 def test_scaled_values_pass_only_when_scale_is_free() -> None:
@@ -96,9 +120,10 @@ def test_scaled_values_pass_only_when_scale_is_free() -> None:
     assert score(percent, gold) == 0.0
     assert score(percent, gold, data_scale_free=True) == 1.0
     assert score(bars([3, 1, 3]), gold, data_scale_free=True) == 0.0
-    # Official: the scaled comparison is reported but never decides.
-    result = score_chart(percent, gold, mode="compat", data_scale_free=True)
-    assert result.value == 0.0 and "scale_data: True" in result.details["items"]["data"]["reason"]
+    # Official: the data also matches once each side is divided by its own total, whatever the task says.
+    result = chart_score(percent, gold, mode="compat")
+    assert result.value == 1.0 and "divided by its total" in result.details["items"]["data"]["reason"]
+    assert score(bars([3, 1, 3]), gold, mode="compat") == 0.0
 
 
 def test_order_free_keeps_values_paired_across_series() -> None:
@@ -109,14 +134,19 @@ def test_order_free_keeps_values_paired_across_series() -> None:
     assert score(series_swapped, gold, data_order_free=True) == 1.0
     assert score(categories_permuted, gold, data_order_free=True) == 1.0
     assert score(pairing_broken, gold, data_order_free=True) == 0.0
-    assert score(pairing_broken, gold, mode="compat") == 1.0  # official defect: each series sorted alone
+    assert score(series_swapped, gold, mode="compat") == 1.0
+    assert score(categories_permuted, gold, mode="compat") == 0.0
+    # official defect: each column (category) is sorted on its own, so values moved between series match
+    moved_between_series = grouped([10, 2, 30], [1, 20, 3])
+    assert score(moved_between_series, gold, mode="compat") == 1.0
+    assert score(moved_between_series, gold, data_order_free=True) == 0.0
 
 
 def test_order_free_matching_is_one_to_one() -> None:
     gold = grouped([1, 2, 3], [10, 20, 30])
     twice = grouped([1, 2, 3], [1, 2, 3])
     assert score(twice, gold, data_order_free=True) == 0.0
-    assert score(twice, gold, mode="compat") == 1.0  # official defect: any gold row will do
+    assert score(twice, gold, mode="compat") == 0.0
 
 
 def test_scatter_points_keep_x_and_y() -> None:
@@ -125,9 +155,14 @@ def test_scatter_points_keep_x_and_y() -> None:
     reordered = capture(lambda ax: ax.scatter([5, 1], [6, 2]))
     assert score(capture(lambda ax: ax.scatter([1, 5], [2, 6])), gold) == 1.0
     assert score(swapped, gold, data_order_free=True) == 0.0
-    assert score(swapped, gold, mode="compat") == 1.0  # official defect: each point's (x, y) is sorted
+    assert score(swapped, gold, mode="compat") == 0.0
     assert score(reordered, gold) == 0.0
     assert score(reordered, gold, data_order_free=True) == 1.0
+    assert score(reordered, gold, mode="compat") == 1.0
+    # official defect: x and y are sorted as separate columns, so points may trade their y values
+    traded = capture(lambda ax: ax.scatter([1, 5], [6, 2]))
+    assert score(traded, gold, mode="compat") == 1.0
+    assert score(traded, gold, data_order_free=True) == 0.0
 
 
 @BOTH
@@ -159,7 +194,7 @@ def test_type() -> None:
     assert score(bars([5, 5, 5]), gold, "type") == 1.0
     assert score(capture(lambda ax: ax.plot(CATEGORIES, [3, 1, 2])), gold, "type", "data") == 0.0
     line = capture(lambda ax: ax.plot(CATEGORIES, [3, 1, 2]))
-    assert score_chart(line, gold, check=["type"]).details["items"]["type"] == {
+    assert chart_score(line, gold, check=["type"]).details["items"]["type"] == {
         "match": False,
         "reason": "differ",
         "predicted": "line",
@@ -254,7 +289,12 @@ def test_tick_label_order_matters_unless_order_is_free() -> None:
     reordered = bars([1, 2, 3], labels=["south", "east", "north"])
     assert score(reordered, gold, "xtick_labels") == 0.0
     assert score(reordered, gold, "xtick_labels", data_order_free=True) == 1.0
-    assert score(reordered, gold, "xtick_labels", mode="compat") == 1.0
+    # compat always compares the data too (a single series in order); labels may come in any order
+    assert score(reordered, gold, "xtick_labels", mode="compat") == 0.0
+    relabelled = bars([3, 1, 2], labels=["south", "east", "north"])
+    assert score(relabelled, gold, "xtick_labels", mode="compat") == 1.0
+    assert score(relabelled, gold, "xtick_labels", data_order_free=True) == 1.0
+    assert score(relabelled, gold, "xtick_labels") == 0.0
 
 
 # ---- all or nothing, missing and bad input ----------------------------------------------------------
@@ -262,7 +302,7 @@ def test_tick_label_order_matters_unless_order_is_free() -> None:
 
 def test_all_or_nothing_with_each_verdict_in_details() -> None:
     gold = bars()
-    result = score_chart(bars(title="Something else"), gold, check=["data", "title", "xlabel"])
+    result = chart_score(bars(title="Something else"), gold, check=["data", "title", "xlabel"])
     assert result.value == 0.0
     items = result.details["items"]
     assert [items[name]["match"] for name in ("data", "title", "xlabel")] == [True, False, True]
@@ -295,7 +335,19 @@ def test_bad_options_and_gold_without_data_raise() -> None:
     empty = capture(lambda ax: ax.set_title("nothing"))
     with pytest.raises(ValueError, match="no data"):
         score_chart(bars(), empty)
-    assert score(bars(), empty, mode="compat") == 0.0
+    assert score(bars(), empty, mode="compat") == 0.0  # DA-Agent would leave no gold result.npy: 0
+    unknown = ChartFiles(capture=bars(), images=(("chart.png", _GOLD_IMAGE["path"]),))
+    failed = score_chart(ChartFiles(capture=bars()), unknown, keys=["colour_scheme"], mode="compat")
+    assert failed.value == 0.0 and "unknown key" in failed.explanation  # the official evaluator raises
+
+
+def test_capture_format_and_version_are_checked(tmp_path: Path) -> None:
+    old = {**bars(), "version": 99}
+    with pytest.raises(ValueError, match="version 99 is not supported"):
+        score_chart(bars(), old)
+    assert "version 99" in score_chart(old, bars()).explanation
+    (tmp_path / "other.json").write_text(json.dumps({**bars(), "format": "something-else"}), encoding="utf-8")
+    assert "not a chart capture" in score_chart(tmp_path / "other.json", bars()).explanation
 
 
 def test_fuzz_ratio_is_the_levenshtein_ratio() -> None:
@@ -303,3 +355,9 @@ def test_fuzz_ratio_is_the_levenshtein_ratio() -> None:
     assert fuzz_ratio("comparision of animal count", "comparison of animal counts") == 96
     # 2·LCS/(len a + len b); difflib's matching blocks would give 33.3 here.
     assert similarity("bcbcb", "abacbbc") == pytest.approx(200 * 4 / 12)
+
+
+def test_the_scorer_reads_the_format_the_capture_writes() -> None:
+    from daharness.scoring.chart import CAPTURE_FORMAT, CAPTURE_VERSIONS
+
+    assert chart_capture.FORMAT == CAPTURE_FORMAT and chart_capture.VERSION in CAPTURE_VERSIONS

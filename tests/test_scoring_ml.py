@@ -233,25 +233,17 @@ def test_corrected_normalization_rewards_better_values(metric: str) -> None:
     )
 
 
-@pytest.mark.parametrize("metric", sorted(LOWER_IS_BETTER - {"rmse"}))
-def test_compat_normalizes_error_metrics_backwards_inside_the_bounds(metric: str) -> None:
+@pytest.mark.parametrize("metric", sorted(LOWER_IS_BETTER))
+def test_compat_scales_error_metrics_as_if_higher_were_better(metric: str) -> None:
     def norm(raw: float) -> float:
         return normalize_score(raw, metric=metric, lower_bound=2.0, upper_bound=10.0, mode="compat")
 
-    assert norm(1.0) == 1.0 and norm(2.0) == 1.0  # at or below the best bound
-    assert norm(10.0) == 0.0 and norm(12.0) == 0.0  # at or above the baseline
-    assert norm(4.0) == pytest.approx(0.25)  # a small error scores low...
-    assert norm(9.0) == pytest.approx(0.875)  # ...a large one high
+    assert norm(0.0) == 0.0 and norm(2.0) == 0.0  # a perfect (or best-bound) error scores 0...
+    assert norm(10.0) == 1.0 and norm(12.0) == 1.0  # ...an error at or beyond the baseline 1
+    assert norm(4.0) == pytest.approx(0.25) and norm(9.0) == pytest.approx(0.875)
     assert normalize_score(9.0, metric=metric, lower_bound=2.0, upper_bound=10.0) == pytest.approx(0.125)
-
-
-def test_compat_treats_rmse_as_higher_is_better() -> None:
-    def norm(raw: float) -> float:
-        return normalize_score(raw, metric="rmse", lower_bound=2.0, upper_bound=10.0, mode="compat")
-
-    assert norm(0.0) == 0.0  # a perfect prediction scores 0
-    assert norm(12.0) == 1.0  # an error beyond the baseline scores 1
-    assert norm(9.0) == pytest.approx(0.875)
+    with pytest.raises(MetricError, match="divides by zero"):
+        normalize_score(1.0, metric=metric, lower_bound=3.0, upper_bound=3.0, mode="compat")
 
 
 @pytest.mark.parametrize("metric", sorted(set(METRICS) - LOWER_IS_BETTER))

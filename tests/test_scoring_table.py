@@ -71,22 +71,42 @@ def test_numbers_within_tolerance_pass_beyond_fail() -> None:
     assert compare_tables(frame(x=[1, 2]), gold)[0] == 1.0  # int and float columns compare as numbers
 
 
-def test_compat_tolerance_is_the_official_1e_3() -> None:
+def test_compat_tolerance_is_the_official_0_01() -> None:
     gold = frame(x=[1.0, 2.0])
-    assert compare_tables(frame(x=[1.0009, 2.0]), gold, mode="compat")[0] == 1.0
-    score, details = compare_tables(frame(x=[1.005, 2.0]), gold, mode="compat")
-    assert (score, details["tolerance"]) == (0.0, 1e-3)
-    assert compare_tables(frame(x=[1.005, 2.0]), gold, mode="corrected")[0] == 1.0
+    assert compare_tables(frame(x=[1.009, 2.0]), gold, mode="compat")[0] == 1.0
+    score, details = compare_tables(frame(x=[1.02, 2.0]), gold, mode="compat")
+    assert (score, details["tolerance"]) == (0.0, 1e-2)
+    assert compare_tables(frame(x=[1.009, 2.0]), gold, mode="corrected")[0] == 1.0
 
 
-def test_strings_trimmed_and_case_folded_in_corrected_exact_in_compat(tmp_path: Path) -> None:
+def test_strings_trimmed_and_case_folded_in_both_modes(tmp_path: Path) -> None:
     gold = write(tmp_path, "gold.csv", "city\nParis\nBerlin\n")
     predicted = write(tmp_path, "pred.csv", "city\n  PARIS \nberlin\n")
     assert score_table(predicted, gold).value == 1.0
-    assert score_table(predicted, gold, mode="compat").value == 0.0
+    assert score_table(predicted, gold, mode="compat").value == 1.0
     other = write(tmp_path, "other.csv", "city\nParis\nBern\n")
     assert score_table(other, gold).value == 0.0
-    assert score_table(write(tmp_path, "same.csv", "city\nParis\nBerlin\n"), gold, mode="compat").value == 1.0
+    assert score_table(other, gold, mode="compat").value == 0.0
+
+
+def test_compat_sorts_case_sensitively_before_comparing_without_case(tmp_path: Path) -> None:
+    gold = write(tmp_path, "gold.csv", "fruit\napple\nBanana\n")
+    upper = write(tmp_path, "pred.csv", "fruit\nBANANA\nAPPLE\n")
+    assert score_table(upper, gold, ignore_order=True).value == 1.0
+    # official: "Banana" < "apple" but "APPLE" < "BANANA", so the sorted columns pair the wrong rows
+    assert score_table(upper, gold, mode="compat", ignore_order=True).value == 0.0
+
+
+def test_compat_reads_the_first_10000_rows_and_scores_an_empty_prediction_0(tmp_path: Path) -> None:
+    rows = "".join(f"{i}\n" for i in range(10_005))
+    gold = write(tmp_path, "gold.csv", "n\n" + rows)
+    tail_differs = write(tmp_path, "pred.csv", "n\n" + rows.replace("10004\n", "-1\n"))
+    assert score_table(tail_differs, gold, mode="compat").value == 1.0
+    assert score_table(tail_differs, gold).value == 0.0
+    empty_gold = write(tmp_path, "empty_gold.csv", "n\n")
+    header_only = write(tmp_path, "header.csv", "n\n")
+    assert score_table(header_only, empty_gold, mode="compat").value == 0.0
+    assert score_table(header_only, empty_gold).value == 1.0
 
 
 def test_number_written_as_text_compares_as_number_only_in_corrected() -> None:

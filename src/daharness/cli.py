@@ -102,7 +102,15 @@ def run(
     ] = None,
     limit: Annotated[int | None, typer.Option(min=1, help="Run only the first N selected tasks.")] = None,
     ids: Annotated[str | None, typer.Option(help="Comma-separated task ids to run.")] = None,
-    concurrency: Annotated[int, typer.Option("--concurrency", "-j", min=1, help="Samples run at once.")] = 1,
+    concurrency: Annotated[
+        int | None,
+        typer.Option(
+            "--concurrency",
+            "-j",
+            min=1,
+            help="Samples run at once (default 1; --backend ray: the cluster's CPUs / --ray-num-cpus).",
+        ),
+    ] = None,
     mode: ModeOption = ClosedFormMode.normalized,
     workspace_mode: WorkspaceModeOption = WorkspaceMode.corrected,
     labels: LabelsOption = None,
@@ -181,14 +189,45 @@ def run(
     replay_from: Annotated[
         Path | None, typer.Option(help="replay: the run whose actions to repeat.", rich_help_panel="Agent")
     ] = None,
+    backend: Annotated[
+        str,
+        typer.Option(
+            help="Where samples run: 'local' (threads of this process) or 'ray' (tasks on a Ray cluster).",
+            rich_help_panel="Scale-out",
+        ),
+    ] = "local",
+    ray_address: Annotated[
+        str | None,
+        typer.Option(
+            help="Ray cluster to join, e.g. HEAD_IP:6379 or 'auto'; default: start Ray on this machine.",
+            rich_help_panel="Scale-out",
+        ),
+    ] = None,
+    ray_num_cpus: Annotated[
+        float, typer.Option(min=0.01, help="CPUs Ray reserves for each sample.", rich_help_panel="Scale-out")
+    ] = 1.0,
+    ray_memory_mb: Annotated[
+        int | None,
+        typer.Option(min=1, help="Memory Ray reserves for each sample, MB.", rich_help_panel="Scale-out"),
+    ] = None,
+    ray_shared_files: Annotated[
+        bool,
+        typer.Option(
+            help="Every node reads task files at their paths (shared filesystem) instead of receiving them.",
+            rich_help_panel="Scale-out",
+        ),
+    ] = False,
     debug: DebugOption = False,
 ) -> None:
     """Run an agent on a suite, score every sample, write the run directory and its report."""
+    import functools
+
     from daharness.agents import AgentOptions, SampleLimits, make_agent
     from daharness.core.limits import Limits
     from daharness.models import resolve_model
     from daharness.report.build import write_report
     from daharness.report.terminal import print_report
+    from daharness.runs.executors import ExecutorSettings, executor_names
     from daharness.runs.pipeline import SandboxSettings
     from daharness.runs.rundir import RunDir
     from daharness.runs.runner import run_suite
@@ -196,6 +235,8 @@ def run(
     from daharness.suites import load_suite
 
     check_backend(sandbox)
+    if backend not in executor_names():
+        raise UserError(f"--backend: unknown executor {backend!r}; known: {', '.join(executor_names())}")
     if sandbox == "unsafe-local":
         err.print(f"[bold red]{UNSAFE_WARNING}[/]")
     limits = Limits(step_timeout_s=step_timeout, sample_timeout_s=sample_timeout, memory_mb=memory_mb)
@@ -217,7 +258,10 @@ def run(
     try:
         outcome = run_suite(
             loaded, chosen_agent, out_dir, scoring=_scoring(mode, workspace_mode), ids=_id_list(ids), limit=limit,
-            concurrency=concurrency, sandbox=SandboxSettings(sandbox, limits), console=err,
+            concurrency=concurrency,
+            sandbox=SandboxSettings(sandbox, limits), console=err,
+            executor=ExecutorSettings(backend, ray_address, ray_num_cpus, ray_memory_mb, ray_shared_files),
+            agent_factory=functools.partial(make_agent, agent, options),
         )  # fmt: skip
     except KeyboardInterrupt:
         err.print("[yellow]interrupted[/]: finished samples are saved; run the same command to resume")
@@ -317,6 +361,80 @@ def report(
 
     print_report(out, write_report(RunDir.open_for_reading(run_dir)))
     out.print(f"wrote {run_dir / 'report.json'} and {run_dir / 'report.html'}")
+
+
+@app.command()
+def compare(
+    run_dirs: Annotated[
+        list[Path], typer.Argument(help="Two or more run directories; the first is the baseline.")
+    ],
+    html_path: Annotated[Path | None, typer.Option("--html", help="Write the comparison as HTML.")] = None,
+    json_path: Annotated[Path | None, typer.Option("--json", help="Write the figures as JSON.")] = None,
+    debug: DebugOption = False,
+) -> None:
+    """Compare runs: figures with 95% intervals, paired differences and tests by group, flipped samples."""
+    from daharness.report.build import write_json
+    from daharness.report.compare import compare_runs
+    from daharness.report.compare_render import print_comparison, render_comparison_html
+
+    if len(run_dirs) < 2:
+        raise UserError("compare needs at least two run directories")
+    figures = compare_runs(run_dirs)
+    print_comparison(out, figures)
+    if html_path is not None:
+        html_path.parent.mkdir(parents=True, exist_ok=True)
+        html_path.write_text(render_comparison_html(figures), encoding="utf-8")
+        out.print(f"wrote {html_path}")
+    if json_path is not None:
+        write_json(json_path, figures)
+        out.print(f"wrote {json_path}")
+
+
+@app.command()
+def view(
+    run_dirs: Annotated[list[Path], typer.Argument(help="One or more run directories.")],
+    port: Annotated[int, typer.Option(min=0, max=65535, help="Port on 127.0.0.1 (0: any free port).")] = 8765,
+    export_dir: Annotated[
+        Path | None, typer.Option("--export", help="Write static HTML into this folder instead of serving.")
+    ] = None,
+    debug: DebugOption = False,
+) -> None:
+    """Look at runs in a browser: figures, a filterable sample table, each sample's whole trajectory."""
+    from daharness.view.site import ViewSite, make_server
+
+    site = ViewSite(run_dirs)
+    if export_dir is not None:
+        pages = site.export(export_dir)
+        out.print(f"wrote {pages} pages to {export_dir} (open {export_dir / 'index.html'})")
+        return
+    server = make_server(site, port)
+    out.print(f"serving http://127.0.0.1:{server.server_address[1]}/ (Ctrl-C stops)")
+    try:
+        server.serve_forever(poll_interval=0.2)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()
+
+
+class ExportFormat(StrEnum):
+    inspect = "inspect"
+
+
+@app.command()
+def export(
+    run_dir: Annotated[Path, typer.Argument(help="A run directory.")],
+    out_path: Annotated[Path, typer.Argument(help="The file (.eval or .json) or folder to write.")],
+    format: Annotated[
+        ExportFormat, typer.Option("--format", help="inspect: an Inspect AI eval log.")
+    ] = ExportFormat.inspect,
+    debug: DebugOption = False,
+) -> None:
+    """Write a run in another tool's format (Inspect AI: `inspect view` reads it)."""
+    from daharness.export.inspect_log import export_inspect
+
+    written = export_inspect(run_dir, out_path)
+    out.print(f"wrote {written}")
 
 
 @app.command()

@@ -12,6 +12,7 @@ from typing import Any
 from daharness.core.errors import UserError, located
 from daharness.core.record import SampleRecord
 from daharness.core.runlog import ScoringSettings
+from daharness.core.score import Score
 from daharness.core.submission import Submission
 from daharness.core.task import Family, Task
 from daharness.families.closed_form import dabench_figures, question_result
@@ -79,8 +80,11 @@ def rescore_dacode(
 ) -> tuple[dict[str, Any], list[str]]:
     """Score the outputs of an earlier DA-Agent run (`<outputs>/<id>/` with `dabench/result.json`).
 
-    A task whose output folder or result.json is missing scores 0 (the official tool silently leaves it
-    out of the average; in compat mode the result says how many were left out that way)."""
+    Every task gets a score and a reason, never an exception: a task whose output folder or result.json
+    is missing scores 0 (the official tool silently leaves it out of the average; in compat mode the
+    result says how many were left out that way); a result.json that is not JSON, or lacks `result`,
+    scores 0; in compat a run that did not finish (`"finished": false`) scores 0, as officially; a
+    scorer that fails (e.g. a gold file the benchmark lacks) scores 0 with the error."""
     from daharness.tasks.dacode import load_dacode
 
     tasks = load_dacode(
@@ -93,27 +97,24 @@ def rescore_dacode(
     settings = ScoringSettings(modes={"workspace": mode})
     records: list[SampleRecord] = []
     missing: list[str] = []
+    explanations: dict[str, str] = {}
     for task in tasks:
         folder = outputs_dir / task.id
         result_file = folder / "dabench" / "result.json"
-        value = 0.0
         if not result_file.is_file():
             missing.append(task.id)
+            score = Score(value=0.0, explanation=f"no {result_file.relative_to(outputs_dir)}")
         else:
-            try:
-                result = json.loads(result_file.read_text(encoding="utf-8"))
-            except json.JSONDecodeError as exc:
-                raise located(result_file, f"not valid JSON ({exc.msg})", exc.lineno) from None
-            answer = result.get("result")
-            submission = Submission(answers=[answer if isinstance(answer, str) else json.dumps(answer)])
-            value = score_submission(task, submission, folder_snapshot(folder), settings).value
-        records.append(_record(task, value))
+            score = _score_output(task, folder, result_file, settings, mode)
+        explanations[task.id] = score.explanation
+        records.append(_record(task, score.value))
     scores = {r.id: r.score.value for r in records}  # type: ignore[union-attr]
     figures: dict[str, Any] = {
         "scores": scores,
         "average": sum(scores.values()) / len(scores),
         **(category_figures(records) or {}),
         "missing_outputs": missing,
+        "explanations": explanations,
     }
     if mode == "compat" and missing:
         present = [v for k, v in scores.items() if k not in missing]
@@ -121,9 +122,28 @@ def rescore_dacode(
     return figures, [w for task in tasks for w in task.warnings]
 
 
-def _record(task: Task, value: float) -> SampleRecord:
-    from daharness.core.score import Score
+def _score_output(task: Task, folder: Path, result_file: Path, settings: ScoringSettings, mode: str) -> Score:
+    """One DA-Agent output folder; any problem is a 0 with the reason."""
+    try:
+        result = json.loads(result_file.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        return Score(value=0.0, explanation=f"{result_file.name} is not valid JSON ({exc})")
+    if not isinstance(result, dict) or "result" not in result:
+        return Score(value=0.0, explanation=f"{result_file.name} has no 'result' field")
+    if mode == "compat" and result.get("finished") is False:
+        return Score(value=0.0, explanation="the run did not finish (the official evaluator scores it 0)")
+    answer = result["result"]
+    submission = Submission(
+        answers=[answer if isinstance(answer, str) else json.dumps(answer)],
+        finished=result.get("finished") is not False,
+    )
+    try:
+        return score_submission(task, submission, folder_snapshot(folder), settings)
+    except Exception as exc:  # a benchmark defect (e.g. a missing gold file) must not stop the others
+        return Score(value=0.0, explanation=f"cannot score: {type(exc).__name__}: {exc}")
 
+
+def _record(task: Task, value: float) -> SampleRecord:
     return SampleRecord(
         status="scored",
         score=Score(value=value),

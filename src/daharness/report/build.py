@@ -15,6 +15,7 @@ from daharness.core.record import SampleRecord
 from daharness.core.registry import families
 from daharness.core.runlog import FORMAT_VERSION
 from daharness.report.agent_metrics import agent_figures
+from daharness.report.stats import mean_interval
 from daharness.runs.rundir import RunDir
 
 REPORT_JSON = "report.json"
@@ -73,12 +74,29 @@ def build_report(run: RunDir) -> dict[str, Any]:
         if mean is not None
         else (0.0 if errors else None),
         "integrity": [_integrity_row(r) for r in records if r.failure or r.suspicious or r.skipped_files],
+        "intervals": headline_intervals(counted),
         "families": family_figures(records),
         "agent": agent_figures(records),
         "errors": [{"id": r.id, "attempt": r.attempt, "error": r.error} for r in errors],
         "wall_time_s": _wall_time(records),
         "samples": [_sample_row(r) for r in records],
     }
+
+
+def headline_intervals(counted: list[SampleRecord]) -> dict[str, Any]:
+    """Accuracy (share scored 1) and mean score with 95% bootstrap intervals, for the run and per family."""
+
+    def both(records: list[SampleRecord]) -> dict[str, Any]:
+        values = [r.score.value for r in records]  # type: ignore[union-attr]
+        return {
+            "accuracy": mean_interval([float(v >= 1.0) for v in values]),
+            "mean_score": mean_interval(values),
+        }
+
+    by_family: dict[str, list[SampleRecord]] = {}
+    for record in counted:
+        by_family.setdefault(family_of(record), []).append(record)
+    return {**both(counted), "by_family": {name: both(own) for name, own in sorted(by_family.items())}}
 
 
 def _natural_id(record: SampleRecord) -> tuple[int, int | str]:

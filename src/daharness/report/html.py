@@ -21,7 +21,7 @@ body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:2rem 
 h1{margin-bottom:.2rem} .sub{color:#666;margin-top:0}
 .cards{display:flex;gap:1rem;flex-wrap:wrap;margin:1.5rem 0}
 .card{border:1px solid #ddd;border-radius:8px;padding:.8rem 1.2rem;min-width:150px}
-.card .v{font-size:1.8rem;font-weight:600} .card .k{color:#666;font-size:.85rem}
+.card .v{font-size:1.8rem;font-weight:600} .card .k{color:#666;font-size:.85rem} .card .ci{color:#444;font-size:.8rem}
 .charts{display:flex;gap:1rem;flex-wrap:wrap} .charts figure{margin:0;flex:1;min-width:420px}
 table{border-collapse:collapse;width:100%;font-size:.9rem} th,td{border-bottom:1px solid #eee;padding:.35rem .5rem;text-align:left;vertical-align:top}
 tr.right td:first-child{border-left:4px solid #2e7d32} tr.wrong td:first-child{border-left:4px solid #c62828}
@@ -68,6 +68,20 @@ def svg_bars(
 
 def card(label: str, value: str) -> str:
     return f'<div class="card"><div class="v">{escape(value)}</div><div class="k">{escape(label)}</div></div>'
+
+
+def interval_card(label: str, figure: dict[str, Any], *, percent: bool) -> str:
+    """A card with a figure and, under it, its 95% bootstrap interval."""
+    show = pct if percent else (lambda v: f"{v:.3f}")
+    interval = (
+        f"95% CI {show(figure['low'])} – {show(figure['high'])}"
+        if figure.get("low") is not None
+        else "no interval"
+    )
+    return (
+        f'<div class="card"><div class="v">{escape(show(figure["value"]))}</div>'
+        f'<div class="ci">{escape(interval)}</div><div class="k">{escape(label)} · {figure["n"]} samples</div></div>'
+    )
 
 
 def pct(value: float | None) -> str:
@@ -138,6 +152,10 @@ def render_html(report: dict[str, Any]) -> str:
             card("wall time", f"{report['wall_time_s']['elapsed']:.1f}s"),
         ]
     )
+    intervals = report.get("intervals")
+    if intervals and intervals["accuracy"]["n"]:
+        cards += interval_card("accuracy", intervals["accuracy"], percent=True)
+        cards += interval_card("mean score", intervals["mean_score"], percent=False)
     agent = report.get("agent") or {}
     if agent.get("samples") and agent.get("usage", {}).get("calls"):
         debug, usage = agent["self_debug"], agent["usage"]

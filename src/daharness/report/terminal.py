@@ -15,6 +15,16 @@ def pct(value: float | None) -> str:
     return "—" if value is None else f"{value:.2%}"
 
 
+def interval_text(figure: dict[str, Any] | None, percent: bool = True) -> str:
+    """'75.00% (95% CI 50.00–100.00%)'; without its interval when there is none."""
+    if not figure or figure.get("value") is None:
+        return "—"
+    show = pct if percent else (lambda v: f"{v:.3f}")
+    if figure.get("low") is None:
+        return show(figure["value"])
+    return f"{show(figure['value'])} (95% CI {show(figure['low'])}–{show(figure['high'])})"
+
+
 def print_report(console: Console, report: dict[str, Any]) -> None:
     run, counts = report["run"], report["counts"]
     for name, figures in report["families"].items():
@@ -28,6 +38,12 @@ def print_report(console: Console, report: dict[str, Any]) -> None:
         f"{counts['excluded']} excluded, [{'red' if counts['errors'] else 'green'}]{counts['errors']} errors[/]"
         f" · wall time {report['wall_time_s']['elapsed']:.1f}s"
     )
+    intervals = report.get("intervals")
+    if intervals and intervals["accuracy"]["n"]:
+        console.print(
+            f"accuracy {interval_text(intervals['accuracy'])} · mean score "
+            f"{interval_text(intervals['mean_score'], percent=False)} over {intervals['accuracy']['n']} samples"
+        )
     print_integrity(console, report)
     agent = report.get("agent") or {}
     if agent.get("samples"):
@@ -99,9 +115,13 @@ def print_rescored_outputs(console: Console, figures: dict[str, Any], title: str
     table = Table(title=title, title_justify="left")
     table.add_column("task")
     table.add_column("score", justify="right")
+    table.add_column("why (below 1)", overflow="fold")
+    reasons = figures.get("explanations", {})
     for task_id, value in figures["scores"].items():
         table.add_row(
-            task_id, f"{value:.4f}" + (" (no output)" if task_id in figures["missing_outputs"] else "")
+            task_id,
+            f"{value:.4f}" + (" (no output)" if task_id in figures["missing_outputs"] else ""),
+            escape(reasons.get(task_id, "")[:120]) if value < 1 else "",
         )
     console.print(table)
     for label, key in (

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import platform
 import sys
-import threading
-from collections.abc import Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from importlib import metadata
@@ -18,17 +16,15 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from daharness import __version__
 from daharness.core.agent import Agent
 from daharness.core.errors import UserError
-from daharness.core.record import SampleRecord
 from daharness.core.runlog import IDENTITY_KEYS, RunSpec, ScoringSettings
 from daharness.core.suite import Suite
 from daharness.core.task import Task
 from daharness.models import ModelFatalError
-from daharness.runs.pipeline import SandboxSettings, run_sample
+from daharness.runs.executors import ExecutorSettings, SampleExecutor, SampleJob, SampleWork, make_executor
+from daharness.runs.pipeline import SampleResult, SandboxSettings
 from daharness.runs.rundir import RUN_FILE, RunDir
-from daharness.sandbox import check_backend, kill_all_sandboxes
+from daharness.sandbox import check_backend
 
-# Set when the user interrupts: samples still in flight are then not recorded, so a resume redoes them.
-_stopping = threading.Event()
 _REPORTED_PACKAGES = ("pandas", "numpy", "scipy", "scikit-learn", "pydantic", "matplotlib")
 RUNS_ROOT = Path("runs")
 
@@ -117,19 +113,13 @@ def run_spec(
     )
 
 
-def run_and_record(
-    task: Task, agent: Agent, run: RunDir, *, attempt: int, sandbox: SandboxSettings, scoring: ScoringSettings
-) -> SampleRecord:
-    """Run one sample and write it: artifacts, trajectory, then the record (the commit point)."""
-    result = run_sample(task, agent, sandbox=sandbox, scoring=scoring, attempt=attempt)
+def record_result(run: RunDir, task_id: str, result: SampleResult) -> None:
+    """Write one finished sample: artifacts, trajectory, then the record (the commit point)."""
     try:
-        if _stopping.is_set():
-            return result.record
         if result.snapshot is not None:
-            run.save_artifacts(task.id, result.snapshot)
+            run.save_artifacts(task_id, result.snapshot)
         run.write_trajectory(result.trajectory)
         run.append(result.record)
-        return result.record
     finally:
         result.discard()
 
@@ -142,71 +132,71 @@ def run_suite(
     scoring: ScoringSettings | None = None,
     ids: Sequence[str] | None = None,
     limit: int | None = None,
-    concurrency: int = 1,
+    concurrency: int | None = 1,
     sandbox: SandboxSettings | None = None,
     console: Console | None = None,
+    executor: ExecutorSettings | None = None,
+    agent_factory: Callable[[], Agent] | None = None,
 ) -> RunOutcome:
-    if concurrency < 1:
+    """Run the selected tasks of `suite` with `agent` into the run directory `out` (resuming it).
+
+    `executor` chooses where samples run (default: threads of this process); `concurrency` None lets
+    the executor choose (Ray: as many samples as the cluster has room for). `agent_factory` builds the
+    agent in other processes, for executors that need one."""
+    if concurrency is not None and concurrency < 1:
         raise UserError("--concurrency must be at least 1")
     console = console or Console(stderr=True, soft_wrap=True)
     sandbox = sandbox or SandboxSettings()
     scoring = scoring or ScoringSettings()
+    executor = executor or ExecutorSettings()
     check_backend(sandbox.backend)
     selected = select_tasks(suite.tasks, ids=ids, limit=limit)
-    spec = run_spec(suite, agent, scoring, sandbox, concurrency)
-    if out is None:
-        out = unfinished_run_dir(spec, {task.id for task in selected}) or default_run_dir(
-            suite.name, agent.name
-        )
-    run = RunDir.open_for_writing(out, spec)
+    work = SampleWork(agent, sandbox, scoring, agent_factory)
+    samples = make_executor(executor, work, concurrency)
+    try:
+        spec = run_spec(suite, agent, scoring, sandbox, samples.slots)
+        if executor.name != "local":
+            spec.executor = {"name": executor.name, "address": executor.ray_address}  # type: ignore[attr-defined]
+        if out is None:
+            out = unfinished_run_dir(spec, {task.id for task in selected}) or default_run_dir(
+                suite.name, agent.name
+            )
+        run = RunDir.open_for_writing(out, spec)
+        return _run_pending(run, selected, samples, suite, agent, console)
+    finally:
+        samples.close()
+
+
+def _run_pending(
+    run: RunDir, selected: list[Task], samples: SampleExecutor, suite: Suite, agent: Agent, console: Console
+) -> RunOutcome:
     latest = run.latest_records()
     pending = [task for task in selected if task.id not in run.finished_ids()]
     skipped = len(selected) - len(pending)
     if skipped:
-        console.print(f"resuming {out}: {skipped} of {len(selected)} samples already done")
+        console.print(f"resuming {run.root}: {skipped} of {len(selected)} samples already done")
     else:
-        console.print(f"run directory: {out}")
+        console.print(f"run directory: {run.root}")
     errors = 0
-    _stopping.clear()
     columns = (TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
-    with (
-        Progress(*columns, console=console, transient=False, disable=not pending) as progress,
-        ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="sample") as pool,
-    ):
+    with Progress(*columns, console=console, transient=False, disable=not pending) as progress:
         bar = progress.add_task(f"{suite.name} · {agent.name}", total=len(pending))
-        futures: set[Future[SampleRecord]] = set()
         queue = list(reversed(pending))
         try:
-            while queue or futures:
-                while queue and len(futures) < concurrency:
+            while queue or samples.in_flight():
+                while queue and samples.in_flight() < samples.slots:
                     task = queue.pop()
                     attempt = latest[task.id].attempt + 1 if task.id in latest else 1
-                    futures.add(
-                        pool.submit(
-                            run_and_record,
-                            task,
-                            agent,
-                            run,
-                            attempt=attempt,
-                            sandbox=sandbox,
-                            scoring=scoring,
-                        )
-                    )
-                done, futures = wait(futures, return_when=FIRST_COMPLETED)
-                for future in done:
-                    try:
-                        errors += future.result().status == "error"
-                    except ModelFatalError as exc:
-                        _stopping.set()
-                        for pending_future in futures:
-                            pending_future.cancel()
-                        kill_all_sandboxes()
-                        raise UserError(f"the run stopped: {exc}") from None
-                    progress.advance(bar)
+                    samples.submit(SampleJob(task, attempt))
+                for finished in samples.wait():
+                    record_result(run, finished.job.task.id, finished.result)
+                    if finished.final:
+                        errors += finished.result.record.status == "error"
+                        progress.advance(bar)
+        except ModelFatalError as exc:
+            samples.stop()
+            raise UserError(f"the run stopped: {exc}") from None
         except KeyboardInterrupt:
-            _stopping.set()
-            for future in futures:
-                future.cancel()
-            kill_all_sandboxes()
+            samples.stop()  # samples in flight are not recorded: a resume redoes them
             raise
-    return RunOutcome(out, len(selected), skipped, len(pending), errors)
+    return RunOutcome(run.root, len(selected), skipped, len(pending), errors)

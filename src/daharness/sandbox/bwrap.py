@@ -146,9 +146,12 @@ def mounted_roots() -> list[Path]:
 
 @functools.cache
 def python_roots() -> tuple[Path, ...]:
-    """Folders holding the Python installation and its packages (mounted read-only, nothing else)."""
+    """Folders holding the Python installation and its packages (mounted read-only, nothing else): the
+    prefixes, their site-packages, and package folders that .pth files put on the path (a venv that
+    layers on another environment's packages, say)."""
     roots: list[Path] = []
-    candidates = [sys.base_prefix, sys.prefix, *site.getsitepackages()]
+    added = [entry for entry in sys.path if entry.endswith(("site-packages", "dist-packages"))]
+    candidates = [sys.base_prefix, sys.prefix, *site.getsitepackages(), *added]
     for candidate in map(Path, candidates):
         for path in (candidate, candidate.resolve()):
             if path.is_dir() and not any(path.is_relative_to(r) for r in roots if r != path):

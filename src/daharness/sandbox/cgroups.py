@@ -13,6 +13,7 @@ import os
 import signal
 import time
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 
 PIDS_ROOT = Path(os.environ.get("DAHARNESS_CGROUP_PIDS", "/sys/fs/cgroup/pids")) / "daharness"
@@ -63,14 +64,7 @@ class SandboxCgroup:
 
     def kill_all(self, wait_s: float = 2.0) -> None:
         """SIGKILL every process of the group until none is left (or `wait_s` passes)."""
-        deadline = time.monotonic() + wait_s
-        while pids := self.pids():
-            for pid in pids:
-                with contextlib.suppress(ProcessLookupError):
-                    os.kill(pid, signal.SIGKILL)
-            if time.monotonic() > deadline:
-                return
-            time.sleep(0.01)
+        kill_until_gone(self.pids, wait_s)
 
     def remove(self) -> None:
         self.kill_all()
@@ -96,3 +90,16 @@ def _alive(pid: int) -> bool:
     except PermissionError:
         return True
     return True
+
+
+def kill_until_gone(list_pids: Callable[[], list[int]], wait_s: float) -> None:
+    """SIGKILL what `list_pids` lists, again and again (a fork may add more), until it lists nothing or
+    `wait_s` passes."""
+    deadline = time.monotonic() + wait_s
+    while pids := list_pids():
+        for pid in pids:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+        if time.monotonic() > deadline:
+            return
+        time.sleep(0.01)

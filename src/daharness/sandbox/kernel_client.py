@@ -34,7 +34,7 @@ from daharness.core.observation import ErrorInfo, Observation
 from daharness.core.submission import ActionEvent
 from daharness.core.task import Task
 from daharness.sandbox.captures import CaptureStore
-from daharness.sandbox.cgroups import SandboxCgroup
+from daharness.sandbox.cgroups import SandboxCgroup, kill_until_gone
 from daharness.sandbox.workspace import Workspace
 
 _PROCESS_HEADROOM = 4  # the kernel's own threads count against the limit too
@@ -344,19 +344,9 @@ def kill_all_sandboxes() -> None:
 
 
 def _kill_uid(uid: int, wait_s: float = 2.0) -> None:
-    """Make sure no process of a sandbox's own user id survives it (e.g. one that escaped its group).
+    """Make sure no process of a sandbox's own user id survives it (where no control group tracks them).
     The id is this sandbox's alone on the machine (see `uids.py`), so nothing else is touched."""
-    deadline = time.monotonic() + wait_s
-    while True:
-        pids = _pids_of_uid(uid)
-        if not pids:
-            return
-        for pid in pids:
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(pid, signal.SIGKILL)
-        if time.monotonic() > deadline:
-            return
-        time.sleep(0.02)
+    kill_until_gone(lambda: _pids_of_uid(uid), wait_s)
 
 
 def _pids_of_uid(uid: int) -> list[int]:

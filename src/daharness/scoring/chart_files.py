@@ -11,8 +11,8 @@ A submitted image is scored only when
   dpi of the save (within a pixel).
 
 Files that did not come from a daharness sandbox (`Snapshot.captures` is None: an official agent's
-output folder, a run made before captures had their own channel) keep the old layout: the capture is
-the `<image>.json` beside the image, and the checks above apply as far as it carries `image`.
+output folder, a run made before captures had their own channel) are read by the chart scorer as they
+are (`<image>.json` beside the image, or DA-Agent's `dabench/` files).
 """
 
 from __future__ import annotations
@@ -51,20 +51,15 @@ def captured_chart(files: Snapshot, name: str, image: Path) -> tuple[dict[str, A
     if facts is None:
         return None, problem or "not an image"
     if files.captures is None:
-        beside = files.path(f"{name}.json")
-        if beside is None:
-            return None, f"no chart captured for {name} (no {name}.json beside it)"
-        capture = _load(beside)
-    else:
-        digest = hashlib.sha256(image.read_bytes()).hexdigest()
-        entries = files.capture_entries()
-        matching = [entry for entry in entries if entry.get("sha256") == digest]
-        if not matching:
-            saved_here = [entry for entry in entries if _names_image(entry, name)]
-            if saved_here:
-                return None, f"{name} was changed after matplotlib saved it: no capture describes its bytes"
-            return None, f"no chart captured for {name} (it was not saved with matplotlib's savefig)"
-        capture = _load(files.captures / f"{matching[-1]['n']}.json")
+        return None, "these files did not come from a daharness sandbox: no captures were received"
+    digest = hashlib.sha256(image.read_bytes()).hexdigest()
+    entries = files.capture_entries()
+    matching = [entry for entry in entries if entry.get("sha256") == digest]
+    if not matching:
+        if any(_names_image(entry, name) for entry in entries):
+            return None, f"{name} was changed after matplotlib saved it: no capture describes its bytes"
+        return None, f"no chart captured for {name} (it was not saved with matplotlib's savefig)"
+    capture = _load(files.captures / f"{matching[-1]['n']}.json")
     if capture is None:
         return None, f"the capture of {name} is unreadable"
     mismatch = _size_mismatch(capture, facts)

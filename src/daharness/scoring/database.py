@@ -14,7 +14,7 @@ Two modes:
     unquoted, so a name that needs quoting fails (and the task scores 0).
   - Every table goes through a CSV round trip (``read_sql_query`` -> ``to_csv`` -> ``read_csv``) and is
     compared with the compat table rule: the per-table ``score_rule`` is ``compare_csv``'s default
-    (``divide``), ignore_order defaults to False, tolerance 1e-3, and the database's score is the
+    (``divide``), ignore_order defaults to False, tolerance 0.01, and the database's score is the
     **minimum** over tables.
   - **Defect: tables paired by position.** When a gold table cannot be read from the predicted database
     (a missing table), the official code compares *all* the predicted database's tables with the gold
@@ -47,10 +47,10 @@ import pandas as pd
 from daharness.core.registry import scorer
 from daharness.core.score import Score
 from daharness.core.scoring import ScoringContext
-from daharness.scoring.exactness import TextRules
 from daharness.scoring.modes import WORKSPACE_MODES
-from daharness.scoring.outputs import OutputFileOptions, nothing_collected
+from daharness.scoring.outputs import nothing_collected
 from daharness.scoring.table import (
+    ComparisonOptions,
     ComparisonTimeout,
     Deadline,
     GoldTableError,
@@ -101,7 +101,7 @@ class _Database:
                 frame = pd.read_sql_query(sql, self.connection)
             else:
                 frame = self.connection.execute(sql).df()
-            return read_csv(io.StringIO(frame.to_csv(index=False)))
+            return read_csv(io.StringIO(frame.to_csv(index=False)), compat=True)
         cursor = self.connection.execute(f"SELECT * FROM {_quote(table)}")
         columns = [entry[0] for entry in cursor.description]
         return pd.DataFrame.from_records(cursor.fetchall(), columns=columns)
@@ -154,7 +154,7 @@ def score_database(
             database then scores: corrected, 1 only if every table scores 1 (``all``) or the mean over
             tables (``divide``); compat, the minimum over tables. ``None`` means the mode's default
             (corrected ``all``, compat ``divide``).
-        tolerance: absolute tolerance for numbers; ``None`` means compat 1e-3, corrected 1e-2.
+        tolerance: absolute tolerance for numbers; ``None`` means 1e-2 (both modes).
         timeout_s: limit for the whole comparison, past which the score is 0; ``None`` means compat 10 s,
             corrected no limit; ``math.inf`` means no limit.
         case_sensitive, whitespace_sensitive: corrected mode only: text values keep their case /
@@ -295,14 +295,11 @@ def _explain(per_table: list[dict[str, Any]], rule: str) -> str:
     return f"{text}; {rule}"
 
 
-class DatabaseScorerOptions(OutputFileOptions, TextRules):
+class DatabaseScorerOptions(ComparisonOptions):
     """Options of a `database` scorer in a task (DA-Code `compare_sqlite`); see `score_database`."""
 
     tables: list[str] | None = None
     ignore_order: bool | None = None
-    score_rule: ScoreRule | None = None
-    tolerance: float | None = None
-    timeout_s: float | None = None
 
 
 @scorer("database", options=DatabaseScorerOptions, modes=WORKSPACE_MODES)

@@ -13,13 +13,15 @@ Two modes:
 * ``compat`` reproduces the official evaluator (``da_agent/evaluators/metrics/table.py``, ``compare_csv``,
   run under ``da_agent/evaluators/evaluation.py``) so that per-task scores equal the official ones:
 
-  - CSVs are read with ``pandas.read_csv(low_memory=False)``: first line is the header, pandas infers each
-    column's type and turns ``""``, ``NA``, ``null``, ``NaN`` ... into NaN. A missing predicted file scores
-    0; an unreadable one raises inside the evaluator, whose catch-all scores the task 0.
+  - CSVs are read with ``pandas.read_csv(low_memory=False, nrows=10000)``: first line is the header,
+    pandas infers each column's type and turns ``""``, ``NA``, ``null``, ``NaN`` ... into NaN, and only
+    the first 10,000 rows of either file are compared. A missing predicted file scores 0; an unreadable
+    one raises inside the evaluator, whose catch-all scores the task 0; an empty one (no rows) scores 0.
   - Two cells match if both are NaN, or both are Python numbers (``bool`` counts as one) and
-    ``math.isclose(a, b, abs_tol=1e-3)`` holds, or else ``a == b``. So strings are compared exactly (case and
-    surrounding spaces count) and a number never equals a string: ``"5"`` in a text column is not ``5``.
-  - The tolerance is hard-coded to 1e-3 (plus ``isclose``'s relative 1e-9); it is the default here.
+    ``math.isclose(a, b, abs_tol=0.01)`` holds, or both are strings equal after ``lower().strip()``, or
+    else ``a == b``. A number never equals a string: ``"5"`` in a text column is not ``5``.
+  - The tolerance is hard-coded to 0.01 (plus ``isclose``'s relative 1e-9); it is the default here.
+    (Older official revisions used 1e-3 and compared strings exactly; compat follows DA-Code's HEAD.)
   - ``score_rule`` defaults to ``divide`` (the current official default; an earlier revision used
     ``all``, as does the paper's 0/1 rule). ``condition_cols`` are positions, ``[]`` means every column
     (names are accepted here too, in both modes, though the official code would fail on them).
@@ -27,7 +29,8 @@ Two modes:
   - Any error on the gold side (unreadable gold file, ``condition_cols`` out of range) scores 0, also when
     another gold candidate would have matched, because the official exception ends the whole task.
   - **Defect 1, ignore_order.** Each column is sorted on its own (by ``str(value)``, so numbers sort as
-    text) before the cell-by-cell comparison. Row pairing is lost: a table whose rows are scrambled
+    text, and case-sensitively although strings then compare without case) before the cell-by-cell
+    comparison. Row pairing is lost: a table whose rows are scrambled
     across columns, e.g. every name given the wrong value, still scores 1.
   - **Defect 2, timeout.** The evaluator runs each task's metrics under a 10 s ``signal.alarm`` and scores
     0 when it fires, so a correct answer on a large table can score 0, depending on the machine. compat
@@ -78,7 +81,8 @@ MODES: tuple[Mode, ...] = ("corrected", "compat")
 SCORE_RULES: tuple[ScoreRule, ...] = ("all", "divide")
 
 # The official evaluator's settings, used by compat when an option is left unset.
-OFFICIAL_TOLERANCE = 1e-3
+OFFICIAL_TOLERANCE = 1e-2
+OFFICIAL_MAX_ROWS = 10_000  # the official reader's nrows
 OFFICIAL_TIMEOUT_S = 10.0
 OFFICIAL_SCORE_RULE: ScoreRule = "divide"
 CORRECTED_TOLERANCE = 1e-2
@@ -173,9 +177,10 @@ class TableOptions:
 # ---- reading ----------------------------------------------------------------------------------------
 
 
-def read_csv(source: str | Path | IO[str]) -> pd.DataFrame:
-    """Read a CSV as both modes do (and as the official evaluator does): pandas' defaults, no chunking."""
-    return pd.read_csv(source, low_memory=False)
+def read_csv(source: str | Path | IO[str], *, compat: bool = False) -> pd.DataFrame:
+    """Read a CSV as the mode does: pandas' defaults, no chunking; compat keeps only the first 10,000 rows
+    (as the official evaluator does)."""
+    return pd.read_csv(source, low_memory=False, nrows=OFFICIAL_MAX_ROWS if compat else None)
 
 
 # ---- the comparison ---------------------------------------------------------------------------------
@@ -194,7 +199,9 @@ def compare_frames(
 ) -> tuple[float, dict[str, Any]]:
     """Compare two loaded tables; raises ComparisonTimeout past the deadline and GoldTableError on bad gold."""
     required = _required_columns(gold, options)
-    if options.mode == "compat":
+    if options.mode == "compat" and predicted.empty:  # the official compare_csv returns 0 at once
+        result = _Result(0.0, [], list(required), required)
+    elif options.mode == "compat":
         result = _compare_official(predicted, gold, required, options, deadline)
     else:
         result = _compare_corrected(predicted, gold, required, options, deadline)
@@ -225,8 +232,7 @@ def compare_tables(
             keeps rows together).
         score_rule: ``all`` -> 1.0 only if every required column is found, ``divide`` -> the fraction
             found; ``None`` means the mode's default (compat ``divide``, corrected ``all``).
-        tolerance: absolute tolerance for numbers; ``None`` means the mode's default (compat 1e-3,
-            corrected 1e-2).
+        tolerance: absolute tolerance for numbers; ``None`` means the mode's default (1e-2 in both).
         timeout_s: give up and score 0 after this many seconds; ``None`` means the mode's default
             (compat 10 s, corrected no limit), ``math.inf`` no limit.
 
@@ -322,6 +328,8 @@ def _official_cells_match(a: Any, b: Any, tolerance: float) -> bool:
         return True
     if isinstance(a, int | float) and isinstance(b, int | float):
         return math.isclose(float(a), float(b), abs_tol=tolerance)
+    if isinstance(a, str) and isinstance(b, str):
+        return a.lower().strip() == b.lower().strip()
     return bool(a == b)
 
 
@@ -402,8 +410,7 @@ def _normalize(series: pd.Series, rules: TableOptions | None = None) -> _Column:
 
 
 def _close(a: np.ndarray, b: np.ndarray, tolerance: float) -> np.ndarray:
-    with np.errstate(invalid="ignore"):
-        return (a == b) | (np.abs(a - b) <= tolerance) | (np.isnan(a) & np.isnan(b))
+    return np.isclose(a, b, rtol=0.0, atol=tolerance, equal_nan=True)
 
 
 def _missing(cell: Any) -> bool:
@@ -634,7 +641,7 @@ def score_table(
         score_rule: ``all`` (1 only if every required gold column is found) or ``divide`` (the fraction
             found); ``None`` means the mode's default (compat ``divide`` as the official code, corrected
             ``all`` as the paper).
-        tolerance: absolute tolerance for numbers; ``None`` means compat 1e-3, corrected 1e-2.
+        tolerance: absolute tolerance for numbers; ``None`` means 1e-2 (both modes).
         timeout_s: limit for reading and comparing everything; past it the score is 0. ``None`` means the
             mode's default: compat 10 s (the official evaluator's), corrected no limit; ``math.inf`` means
             no limit.
@@ -666,7 +673,7 @@ def score_table(
     if not predicted.is_file():
         return Score(value=0.0, explanation=f"no predicted file {predicted.name}", details=details)
     try:
-        predicted_frame = read_csv(predicted)
+        predicted_frame = read_csv(predicted, compat=mode == "compat")
     except Exception as exc:  # whatever the agent wrote, a file that does not parse scores 0
         reason = f"{type(exc).__name__}: {exc}"
         return Score(value=0.0, explanation=f"cannot read {predicted.name}: {reason}", details=details)
@@ -676,7 +683,7 @@ def score_table(
         for path in golds:
             deadline.check()
             try:
-                gold_frame = read_csv(path)
+                gold_frame = read_csv(path, compat=mode == "compat")
             except Exception as exc:  # a broken gold file is the benchmark's fault
                 raise GoldTableError(f"cannot read gold file {path}: {type(exc).__name__}: {exc}") from exc
             _, compared = compare_frames(predicted_frame, gold_frame, options, deadline)
@@ -703,15 +710,20 @@ def score_table(
     return Score(value=min(1.0, max(0.0, chosen["score"])), explanation=explanation, details=details)
 
 
-class TableScorerOptions(OutputFileOptions, TextRules):
+class ComparisonOptions(OutputFileOptions, TextRules):
+    """What table and database comparisons share; `None` means the mode's default (see `TableOptions`)."""
+
+    score_rule: ScoreRule | None = None
+    tolerance: float | None = None
+    timeout_s: float | None = None
+
+
+class TableScorerOptions(ComparisonOptions):
     """Options of a `table` scorer in a task (DA-Code `compare_csv`); see `score_table`."""
 
     gold: str | list[str] | None = None  # type: ignore[assignment]  # several acceptable gold tables
     condition_cols: list[int | str] | int | str | None = None
     ignore_order: bool = False
-    score_rule: ScoreRule | None = None
-    tolerance: float | None = None
-    timeout_s: float | None = None
 
 
 @scorer("table", options=TableScorerOptions, modes=WORKSPACE_MODES)

@@ -12,8 +12,7 @@ Two modes:
   element (sorted by ``str`` first when order is ignored), nested objects with exactly the same keys.
   Inside lists and nested objects the element types must match exactly. The score is 1 when every key is
   right (``score_rule="all"``, the official default) or the fraction of right keys (``"fraction"``,
-  spelled ``devide`` in DA-Code's configs). The answer is parsed as JSON5 when the ``json5`` package is
-  installed, as officially; without it, as JSON or the JSON5 subset of Python literal syntax. (Older
+  spelled ``devide`` in DA-Code's configs). The answer is parsed with ``json5``, as officially. (Older
   official versions compared numbers within 1e-3 and keys with case; ``compat`` follows the latest.)
 * ``corrected`` (default) keeps those rules where they are deliberate (case-insensitive keys and
   strings, the numeric tolerance (with binary rounding absorbed at its edge), extra top-level keys allowed, nested objects needing the same keys,
@@ -40,6 +39,18 @@ Defects of the official evaluator, reproduced in ``compat`` and fixed in ``corre
 
 The official evaluator also compares several alternative gold objects and keeps the best score; call
 ``score_text`` once per alternative for that.
+
+An answer that names files (the DA-Agent terminates with ``Terminate(output="result.json")``):
+
+* ``compat``: when the answer text ends with ``.txt``, ``.json``, ``.png``, ``.jpg``, ``.csv`` or
+  ``.npy``, the official evaluator takes every file name in it (the regex of its
+  ``_get_result_file_from_json``, directories dropped), reads ``<output folder>/<name>`` and scores each
+  file's content as the answer; several names are scored one by one and averaged. Only ``.json`` files
+  are read (a ``.txt`` or ``.csv`` file scores 0), a missing file scores 0, and an answer that ends like
+  a file name but holds none scores 0.
+* ``corrected``: when every word of the answer (separated by commas or spaces) is a file the agent left
+  (its path as written, else its base name at the top of the workspace), each file's text is read as the
+  answer and the scores are averaged; otherwise the answer text itself is scored.
 """
 
 from __future__ import annotations
@@ -48,9 +59,11 @@ import ast
 import json
 import math
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
 
+import json5
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
@@ -70,6 +83,9 @@ _LIST_SPAN = re.compile(r"\[.*\]", re.DOTALL)
 _FENCE = re.compile(r"```[\w+-]*\s*(.*?)\s*```", re.DOTALL)
 _NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
 _LITERAL_NAMES = {"true": True, "false": False, "null": None, "True": True, "False": False, "None": None}
+# The official evaluator reads the answer from files when the answer text ends with one of these.
+OFFICIAL_FILE_SUFFIXES = (".txt", ".json", ".png", ".jpg", ".csv", ".npy")
+_OFFICIAL_FILE_NAME = re.compile(r"\b(?:[\w/\-_]+/)?([\w\-_]+(\.\w+)+)\b")  # group 1: the base name
 
 
 class _OfficialCrash(Exception):
@@ -80,21 +96,16 @@ class _OfficialCrash(Exception):
 
 
 def _loads(text: str) -> Any:
-    """JSON, else JSON5 when the ``json5`` package is installed (the official parser), else the JSON5
-    subset that Python literal syntax covers (single quotes, trailing commas). Raises ValueError."""
+    """JSON, else JSON5, else Python literal syntax (``True``, ``None``, single quotes). Raises
+    ValueError."""
     try:
         return json.loads(text)
     except ValueError:
         pass
     try:
-        import json5  # type: ignore[import-not-found]
-    except ImportError:
+        return json5.loads(text)
+    except ValueError:
         pass
-    else:
-        try:
-            return json5.loads(text)
-        except ValueError:
-            pass
     try:
         return _literal(ast.parse(text.strip(), mode="eval").body)
     except (SyntaxError, ValueError, RecursionError):
@@ -153,15 +164,24 @@ def _official_answer(answer_text: str | None, answer_file: Path | None) -> tuple
         match = _OBJECT_SPAN.search(answer_text or "")
         if match is None:
             return None, "no {...} object in the answer"
-        try:
-            value = _loads(match.group())
-        except ValueError:
+        value = _official_loads(match.group())
+        if value is None:
             return None, "the {...} span of the answer is not JSON5"
     if isinstance(value, list):
         value = next((item for item in value if isinstance(item, dict)), None)
         if value is None:
             return None, "the answer is a list without an object"
     return value, None
+
+
+def _official_loads(span: str) -> Any:
+    """The official ``text2json``: JSON5, retried with escaped newlines unescaped; None when both fail."""
+    for text in (span, span.replace("\\n", "\n")):
+        try:
+            return json5.loads(text)
+        except ValueError:
+            continue
+    return None
 
 
 # ---- corrected comparison ---------------------------------------------------------------------------
@@ -483,11 +503,49 @@ def score_text(
     return Score(value=value, explanation=explanation, details=details)
 
 
+def official_file_names(answer: str | None) -> list[str]:
+    """Every file name in an answer as the official evaluator finds them (``_get_result_file_from_json``:
+    directories dropped, in order)."""
+    return [match.group(1) for match in _OFFICIAL_FILE_NAME.finditer(answer or "")]
+
+
+def official_answer_files(answer: str | None) -> list[str] | None:
+    """The file names the official evaluator reads instead of a text answer, in order; None when the
+    answer does not end with one of ``OFFICIAL_FILE_SUFFIXES`` (the text itself is then the answer)."""
+    if not isinstance(answer, str) or not answer.endswith(OFFICIAL_FILE_SUFFIXES):
+        return None
+    return official_file_names(answer)
+
+
+def named_answer_files(answer: str | None, find: Callable[[str], Path | None]) -> list[Path] | None:
+    """The corrected reading: the files an answer consists of (every word names a file ``find`` returns,
+    by its path or, failing that, its base name), or None."""
+    words = [word.strip("'\"`") for word in re.split(r"[,\s]+", (answer or "").strip())]
+    words = [word for word in words if word]
+    found = [find(word) or find(Path(word).name) for word in words]
+    if not words or any(path is None for path in found):
+        return None
+    return found  # type: ignore[return-value]
+
+
+def _mean_over_files(scores: list[Score], names: list[str]) -> Score:
+    value = sum(s.value for s in scores) / len(scores)
+    if len(scores) == 1:
+        return scores[0]
+    return Score(
+        value=value,
+        explanation=f"mean over {len(scores)} answer files",
+        details={"files": {name: s.model_dump() for name, s in zip(names, scores, strict=True)}},
+    )
+
+
 class TextScorerOptions(TextRules):
     """Options of a `text` scorer: the expected value inline (`expected`) or in a gold JSON file (`gold`);
-    the answer is the agent's final answer, or the file `file` when given."""
+    with `alternatives`, `expected` is a list of acceptable gold values and the best score counts (DA-Code
+    configs with several `number` entries). The answer is the agent's final answer, or the file `file`."""
 
     expected: Any = None
+    alternatives: bool = False
     gold: str | None = None
     file: str | None = None
     ignore_order: bool = False
@@ -504,13 +562,39 @@ def text(context: ScoringContext, options: TextScorerOptions) -> Score:
         expected = json.loads(context.gold(options.gold).read_text(encoding="utf-8"))
     else:
         raise ValueError(f"task {context.task.id}: a text scorer needs 'expected' or 'gold'")
-    answer_file = None
+    golds = list(expected) if options.alternatives and isinstance(expected, list) else [expected]
+    settings: dict[str, Any] = {
+        "mode": context.mode, "ignore_order": options.ignore_order, "tolerance": options.tolerance,
+        "score_rule": options.score_rule, "case_sensitive": options.case_sensitive,
+        "whitespace_sensitive": options.whitespace_sensitive,
+    }  # fmt: skip
     if options.file:
         answer_file = context.output(options.file)
         if answer_file is None:
             return nothing_collected(options.file)
-    return score_text(
-        expected, answer_text=context.submission.answer, answer_file=answer_file, mode=context.mode,  # type: ignore[arg-type]
-        ignore_order=options.ignore_order, tolerance=options.tolerance, score_rule=options.score_rule,
-        case_sensitive=options.case_sensitive, whitespace_sensitive=options.whitespace_sensitive,
-    )  # fmt: skip
+        return _best(golds, settings, answer_file=answer_file)
+    answer = context.submission.answer
+    if context.mode == "compat" and (names := official_answer_files(answer)) is not None:
+        if not names:
+            return Score(value=0.0, explanation="the answer ends like a file name but names no file")
+        found = [context.output(name) for name in names]
+        scores = [
+            _best(golds, settings, answer_file=path)
+            if path is not None
+            else Score(value=0.0, explanation=f"answer file {name} not found")
+            for name, path in zip(names, found, strict=True)
+        ]
+        return _mean_over_files(scores, names)
+    if context.mode == "corrected" and (paths := named_answer_files(answer, context.output)):
+        scores = [_best(golds, settings, answer_file=path) for path in paths]
+        return _mean_over_files(scores, [path.name for path in paths])
+    return _best(golds, settings, answer_text=answer)
+
+
+def _best(golds: list[Any], settings: dict[str, Any], **answer: Any) -> Score:
+    """The best score of one answer over the acceptable gold values (the official max)."""
+    scores = [score_text(gold, **answer, **settings) for gold in golds]
+    best = max(scores, key=lambda score: score.value)
+    if len(scores) == 1:
+        return best
+    return best.model_copy(update={"explanation": f"best of {len(scores)} gold answers: {best.explanation}"})

@@ -1,5 +1,9 @@
 """Loader for official DA-Code files: a task JSONL, an eval JSONL, and `source/<id>/` and `gold/<id>/`.
 
+As a suite, `dacode:DIR` (see `dacode_suite`) takes DIR in the official repository's layout
+(`configs/task/*.jsonl`, `configs/eval/*.jsonl`, `source/`, `gold/`, as in yiyihum/da-code's `da_code/`
+folder; the repository root works too) or flat (`tasks.jsonl`, `eval.jsonl`, `source/`, `gold/`).
+
 Task lines: `id`, `type`, `instruction`, `hardness`, `post_process`. Eval lines: `id`, `config` (`task`,
 `type`, `hardness`, `metric`, `upper_bound`, `lower_bound`), `func` (list of official metric names),
 `result` (per func: `{"file": [...]}`, `{"number": [...]}`), `options` (per func), optional `conj`.
@@ -9,11 +13,13 @@ typically) is a warning naming the task and the option, and is ignored.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from daharness.core.errors import UserError, located
-from daharness.core.registry import check_task_scorers, scorers
+from daharness.core.registry import check_task_scorers, scorers, suite_format
+from daharness.core.suite import Suite
 from daharness.core.task import (
     AnswerFormat,
     Conjunction,
@@ -24,6 +30,7 @@ from daharness.core.task import (
     TaskMetadata,
 )
 from daharness.jsonl import iter_jsonl
+from daharness.scoring.chart_compat import OFFICIAL_KEYS
 from daharness.tasks.workspace_suite import gold_files, visible_files
 
 SOURCE = "DA-Code"
@@ -37,7 +44,7 @@ FUNC_TO_SCORER = {
 }
 # options the loader itself fills in from the eval config; an official `options` entry may not set them
 _FILLED_BY_LOADER = frozenset(
-    {"file", "gold", "expected", "metric", "lower_bound", "upper_bound", "evaluator"}
+    {"file", "gold", "expected", "alternatives", "metric", "lower_bound", "upper_bound", "evaluator"}
 )
 # DA-Code's task names -> (category, sub-category) of the paper's taxonomy
 _TAXONOMY = {
@@ -51,6 +58,7 @@ _TAXONOMY = {
     "data visualization": ("EDA", "visualization"),
     "statistical analysis": ("EDA", "statistical analysis"),
     "machine learning": ("ML", "machine learning"),
+    "machine learning competition": ("ML", "competition"),
     "classification": ("ML", "classification"),
     "regression": ("ML", "regression"),
     "clustering": ("ML", "clustering"),
@@ -58,25 +66,90 @@ _TAXONOMY = {
 }
 
 
+_ML_TYPES = {
+    "binary classification": "classification",
+    "multi classification": "classification",
+    "regression": "regression",
+    "cluster": "clustering",
+}
+
+
 def load_dacode(
-    tasks_file: Path, eval_file: Path, *, source_dir: Path, gold_dir: Path, suite: str
+    tasks_file: Path | Sequence[Path],
+    eval_file: Path | Sequence[Path],
+    *,
+    source_dir: Path,
+    gold_dir: Path,
+    suite: str,
 ) -> list[Task]:
-    task_rows = {}
-    for line, row in iter_jsonl(tasks_file):
-        if "id" not in row or "instruction" not in row:
-            raise located(tasks_file, "each task needs 'id' and 'instruction'", line)
-        task_rows[str(row["id"])] = row
-    tasks = []
-    for line, row in iter_jsonl(eval_file):
-        task_id = str(row.get("id", ""))
-        if task_id not in task_rows:
-            raise located(eval_file, f"eval config for {task_id!r}, which is not in {tasks_file}", line)
-        if not isinstance(row.get("func"), list | str):
-            raise located(eval_file, f"task {task_id}: field 'func' must be a list of metric names", line)
-        tasks.append(_to_task(task_rows[task_id], row, source_dir / task_id, gold_dir / task_id, suite))
+    """Tasks from task and eval JSONL files (several files: their union, the first line of an id wins)."""
+    task_files = [tasks_file] if isinstance(tasks_file, Path) else list(tasks_file)
+    eval_files = [eval_file] if isinstance(eval_file, Path) else list(eval_file)
+    task_rows: dict[str, dict[str, Any]] = {}
+    for path in task_files:
+        for line, row in iter_jsonl(path):
+            if "id" not in row or "instruction" not in row:
+                raise located(path, "each task needs 'id' and 'instruction'", line)
+            task_rows.setdefault(str(row["id"]), row)
+    tasks: dict[str, Task] = {}
+    for path in eval_files:
+        for line, row in iter_jsonl(path):
+            task_id = str(row.get("id", ""))
+            if task_id in tasks:
+                continue
+            if task_id not in task_rows:
+                where = ", ".join(str(f) for f in task_files)
+                raise located(path, f"eval config for {task_id!r}, which is not in {where}", line)
+            if not isinstance(row.get("func"), list | str):
+                raise located(path, f"task {task_id}: field 'func' must be a list of metric names", line)
+            tasks[task_id] = _to_task(
+                task_rows[task_id], row, source_dir / task_id, gold_dir / task_id, suite
+            )
     if not tasks:
-        raise UserError(f"{eval_file}: no eval configs")
-    return tasks
+        raise UserError(f"{', '.join(str(f) for f in eval_files)}: no eval configs")
+    return list(tasks.values())
+
+
+@suite_format("dacode", prefix="dacode:")
+def dacode_suite(location: Path, options: Mapping[str, Any]) -> Suite:
+    """Official DA-Code tasks: `dacode:DIR` with `configs/task/*.jsonl` and `configs/eval/*.jsonl` (the
+    repository's `da_code/` folder, or the repository itself), or flat `tasks.jsonl` and `eval.jsonl`;
+    `source/` and `gold/` beside them."""
+    root = location / "da_code" if (location / "da_code" / "configs").is_dir() else location
+    if not root.is_dir():
+        raise UserError(f"{location}: not a folder of DA-Code tasks")
+    task_files, eval_files = _config_files(root)
+    for folder in ("source", "gold"):
+        if not (root / folder).is_dir():
+            raise UserError(f"{root}: no {folder}/ folder beside the configs")
+    name = f"dacode:{location.resolve().name}"
+    tasks = load_dacode(
+        task_files, eval_files, source_dir=root / "source", gold_dir=root / "gold", suite=name
+    )
+    sources = {"tasks": ", ".join(map(str, task_files)), "eval": ", ".join(map(str, eval_files))}
+    return Suite(name=name, tasks=tasks, sources={**sources, "root": str(root.resolve())})
+
+
+def _config_files(root: Path) -> tuple[list[Path], list[Path]]:
+    """(task files, eval files): flat files, else the official configs folder. There, `all.jsonl` /
+    `eval_all.jsonl` (what the official evaluate.py reads) alone when present, else every JSONL file."""
+    if (root / "tasks.jsonl").is_file() and (root / "eval.jsonl").is_file():
+        return [root / "tasks.jsonl"], [root / "eval.jsonl"]
+    task_dir, eval_dir = root / "configs" / "task", root / "configs" / "eval"
+    if not task_dir.is_dir() or not eval_dir.is_dir():
+        raise UserError(
+            f"{root}: expected tasks.jsonl and eval.jsonl, or configs/task/*.jsonl and configs/eval/*.jsonl"
+        )
+
+    def pick(folder: Path, preferred: str) -> list[Path]:
+        if (folder / preferred).is_file():
+            return [folder / preferred]
+        files = sorted(folder.glob("*.jsonl"))
+        if not files:
+            raise UserError(f"{folder}: no .jsonl files")
+        return files
+
+    return pick(task_dir, "all.jsonl"), pick(eval_dir, "eval_all.jsonl")
 
 
 def known_options(scorer_name: str) -> set[str]:
@@ -105,9 +178,17 @@ def _to_task(task: dict[str, Any], evaluation: dict[str, Any], source: Path, gol
         for unknown in sorted(set(given) - known_options(name)):
             warnings.append(f"task {task_id}: unknown option {unknown!r} for {func} (ignored)")
             given.pop(unknown)
+        if name == "chart":
+            for key in [k for k in given.get("keys") or [] if str(k).lower() not in OFFICIAL_KEYS]:
+                warnings.append(
+                    f"task {task_id}: unknown chart key {key!r} (compat scores 0, as the official "
+                    "evaluator fails; corrected ignores it)"
+                )
         result = results[index] if index < len(results) else (results[0] if results else {})
         scorers.append(ScorerSpec(name=name, options=_spec_options(name, func, given, result, config)))
     category, subcategory = _TAXONOMY.get(str(config.get("task", task.get("type", ""))).lower(), (None, None))
+    if subcategory == "machine learning":  # the config's type says which kind
+        subcategory = _ML_TYPES.get(str(config.get("type", "")).lower(), subcategory)
     hardness = str(config.get("hardness") or task.get("hardness") or "").lower() or None
     conj = evaluation.get("conj", "avg")
     converted = Task(
@@ -143,8 +224,12 @@ def _spec_options(
     if "number" in result:
         numbers = result["number"]
         spec["expected"] = numbers[0] if len(numbers) == 1 else numbers
+        if len(numbers) > 1:  # several acceptable answers: the official evaluator keeps the best score
+            spec["alternatives"] = True
     elif "file" in result:
         files = [Path(f).name for f in _as_list(result["file"])]
+        if name == "chart":  # ["result.png", "dabench/plot.json", "dabench/result.npy"]: the image first
+            files = [f for f in files if f.endswith((".png", ".jpg"))] or files
         spec["file"] = files[0]
         spec["gold"] = files if name == "table" and len(files) > 1 else files[0]
     if name == "ml":

@@ -1,0 +1,1 @@
+"""Writing daharness runs in other tools' formats (`daharness export`)."""

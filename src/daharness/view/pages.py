@@ -1,0 +1,302 @@
+"""The viewer's HTML pages: an overview of the runs with a filterable sample table, and a page per sample
+with its whole trajectory (prompts, replies, code with syntax highlighting, observations, saved figures,
+the user's turns) and its score with each check."""
+
+from __future__ import annotations
+
+import json
+from html import escape
+from pathlib import PurePosixPath
+from typing import Any
+from urllib.parse import quote
+
+from pygments import highlight
+from pygments.formatters import HtmlFormatter
+from pygments.lexers import get_lexer_by_name
+
+from daharness.core.record import SampleRecord
+from daharness.core.registry import families
+from daharness.core.runlog import file_safe
+from daharness.core.submission import ActionEvent, ModelCall, Note, UserTurn
+from daharness.report.html import _CSS, card, interval_card
+from daharness.report.run_tasks import request_text
+from daharness.report.trajectory import action_code, observation_text
+from daharness.view.model import IMAGE_TYPES, ViewedRun, row_of, verdict
+
+_FORMATTER = HtmlFormatter(cssclass="hl", style="friendly")
+VIEW_CSS = (
+    _CSS
+    + _FORMATTER.get_style_defs(".hl")
+    + """
+.hl pre{background:#f6f6f6;padding:.5rem;margin:0;white-space:pre-wrap}
+nav{margin-bottom:1rem} nav a{margin-right:1rem}
+.filters{display:flex;gap:.6rem;flex-wrap:wrap;align-items:center;margin:1rem 0}
+.filters label{font-size:.85rem;color:#444}
+.step{border:1px solid #e3e3e3;border-radius:8px;padding:.6rem .9rem;margin:.8rem 0}
+.step h3{margin:.1rem 0 .5rem;font-size:.95rem} .step .meta{color:#777;font-size:.8rem;font-weight:normal}
+.step.model{border-left:4px solid #1565c0} .step.action{border-left:4px solid #6a1b9a}
+.step.user{border-left:4px solid #ef6c00;background:#fff8f0} .step.note{border-left:4px solid #9e9e9e}
+.observation{background:#fbfbf4} img.figure{max-width:100%;border:1px solid #ddd;margin:.5rem 0}
+.verdict{display:inline-block;padding:.1rem .5rem;border-radius:4px;color:#fff;font-size:.85rem}
+.verdict.right{background:#2e7d32} .verdict.wrong{background:#c62828} .verdict.partial{background:#f9a825}
+.verdict.error{background:#ef6c00} .verdict.excluded{background:#9e9e9e}
+"""
+)
+
+_SCRIPT = """
+const rows = Array.from(document.querySelectorAll('#samples tbody tr'));
+const controls = Array.from(document.querySelectorAll('[data-filter]'));
+const search = document.getElementById('search');
+const shown = document.getElementById('shown');
+function apply() {
+  const query = search.value.trim().toLowerCase();
+  let count = 0;
+  for (const row of rows) {
+    let keep = controls.every(c => !c.value || row.dataset[c.dataset.filter] === c.value);
+    if (keep && query) keep = row.dataset.search.includes(query);
+    row.hidden = !keep;
+    count += keep;
+  }
+  shown.textContent = count;
+}
+controls.forEach(c => c.addEventListener('change', apply));
+search.addEventListener('input', apply);
+apply();
+"""
+
+_FILTERS = (
+    ("verdict", "verdict"), ("family", "family"), ("category", "category"), ("level", "level"),
+    ("errors", "errors"), ("stop_reason", "agent stop reason"),
+)  # fmt: skip
+
+
+def _page(title: str, body: str, depth: int) -> str:
+    home = "../" * depth + "index.html"
+    return f"""<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>{escape(title)}</title><style>{VIEW_CSS}</style></head>
+<body><nav><a href="{home}">all samples</a></nav>{body}</body></html>
+"""
+
+
+def _pct(value: float | None) -> str:
+    return "—" if value is None else f"{value * 100:.1f}%"
+
+
+def _run_section(run: ViewedRun) -> str:
+    report = run.report
+    counts, info = report["counts"], report["run"]
+    modes = ", ".join(f"{group} {mode}" for group, mode in info["scoring"].items()) or "—"
+    cards = card("samples", str(counts["samples"])) + card(
+        "right / wrong", f"{counts['correct']} / {counts['wrong']}"
+    )
+    cards += card("errors (infrastructure)", str(counts["errors"]))
+    intervals = report.get("intervals") or {}
+    if intervals.get("accuracy", {}).get("n"):
+        cards += interval_card("accuracy", intervals["accuracy"], percent=True)
+        cards += interval_card("mean score", intervals["mean_score"], percent=False)
+    figures = "".join(
+        f"<h3>{escape(families.get(name).impl.title or name)}</h3>{families.get(name).impl.html(value)}"
+        for name, value in report["families"].items()
+        if name in families
+    )
+    model = info.get("model")
+    if isinstance(model, dict):
+        model = model.get("model")
+    return (
+        f'<section class="run" id="run-{run.index}"><h2>{escape(run.label)} · {escape(str(info["suite"]))} · '
+        f"{escape(str(info['agent']))}</h2><p class=sub>model <b>{escape(str(model or '—'))}</b> · scoring "
+        f"<b>{escape(modes)}</b> · created {escape(str(info['created_at'] or '—'))} · daharness "
+        f"{escape(str(info['daharness_version']))} · {escape(str(run.root))}</p>"
+        f'<div class="cards">{cards}</div>{figures}</section>'
+    )
+
+
+def _dataset_key(key: str) -> str:
+    """How a row's data-* attribute is named in JavaScript (data-stop-reason -> dataset.stopReason)."""
+    head, *rest = key.split("_")
+    return head + "".join(part.title() for part in rest)
+
+
+_ROW_DATA = ("run", "verdict", "family", "category", "level", "errors", "stop_reason", "search")
+
+
+def _row_html(row: dict[str, Any]) -> str:
+    data = " ".join(f'data-{key.replace("_", "-")}="{escape(str(row[key]))}"' for key in _ROW_DATA)
+    score = "—" if row["value"] is None else f"{row['value']:.3f}"
+    steps = "" if row["steps"] is None else str(row["steps"])
+    cells = [
+        escape(row["run"]), f'<a href="{row["page"]}">{escape(row["id"])}</a>',
+        f'<span class="verdict {row["verdict"]}">{row["verdict"]}</span>', score, escape(row["family"]),
+        escape(row["category"]), escape(row["level"]), escape(row["stop_reason"]), steps,
+        f"{row['duration_s']:.1f}s", escape(row["explanation"][:160]),
+    ]  # fmt: skip
+    row_class = row["verdict"] if row["verdict"] != "partial" else "wrong"
+    return f'<tr class="{row_class}" {data}>' + "".join(f"<td>{cell}</td>" for cell in cells) + "</tr>"
+
+
+def index_page(runs: list[ViewedRun]) -> str:
+    rows = [row_of(run, record) for run in runs for record in run.ordered()]
+    options = ""
+    for key, label in _FILTERS:
+        values = sorted({row[key] for row in rows if row[key]})
+        choices = "".join(f'<option value="{escape(v)}">{escape(v)}</option>' for v in values)
+        options += (
+            f'<label>{escape(label)} <select data-filter="{_dataset_key(key)}" name="{key}">'
+            f'<option value="">all</option>{choices}</select></label>'
+        )
+    if len(runs) > 1:
+        choices = "".join(f'<option value="{escape(r.label)}">{escape(r.label)}</option>' for r in runs)
+        options = (
+            f'<label>run <select data-filter="run" name="run"><option value="">all</option>{choices}</select></label>'
+            + options
+        )
+    body_rows = "".join(_row_html(row) for row in rows)
+    header = "".join(
+        f"<th>{h}</th>"
+        for h in (
+            "run",
+            "id",
+            "verdict",
+            "score",
+            "family",
+            "category",
+            "level",
+            "stop",
+            "steps",
+            "time",
+            "details",
+        )
+    )
+    body = (
+        f"<h1>daharness · {len(runs)} run{'s' if len(runs) > 1 else ''}</h1>"
+        + "".join(_run_section(run) for run in runs)
+        + f'<h2>Samples</h2><div class="filters">{options}<label>search <input id="search" type="search" '
+        f'placeholder="id, answer, explanation…"></label><span><b id="shown">{len(rows)}</b> of {len(rows)} shown</span></div>'
+        f'<table id="samples"><thead><tr>{header}</tr></thead><tbody>{body_rows}</tbody></table>'
+        f"<script>{_SCRIPT}</script>"
+    )
+    return _page("daharness · runs", body, 0)
+
+
+def _code(language: str, code: str) -> str:
+    return highlight(code, get_lexer_by_name(language), _FORMATTER)
+
+
+def artifact_url(record: SampleRecord, name: str) -> str:
+    """Where a sample page finds a saved file (pages live in runs/<i>/samples/)."""
+    return f"../artifacts/{quote(file_safe(record.id))}/{quote(name)}"
+
+
+def _images(run: ViewedRun, record: SampleRecord, names: list[str]) -> str:
+    return "".join(
+        f'<figure><img class="figure" alt="{escape(name)}" src="{escape(artifact_url(record, name))}">'
+        f"<figcaption>{escape(name)}</figcaption></figure>"
+        for name in names
+        if PurePosixPath(name).suffix.lower() in IMAGE_TYPES and run.artifact(file_safe(record.id), name)
+    )
+
+
+def _step(run: ViewedRun, record: SampleRecord, number: int, step: Any, first_call: bool) -> str:
+    if isinstance(step, ModelCall):
+        usage = step.usage or {}
+        meta = f"{step.latency_s:.2f}s" + (
+            f" · {usage.get('prompt_tokens', 0)}+{usage.get('completion_tokens', 0)} tokens" if usage else ""
+        )
+        meta += " · cached" if step.cached else ""
+        prompt = ""
+        if first_call and step.messages:
+            prompt = "<details><summary>prompt</summary>" + "".join(
+                f"<p><b>{escape(str(m.get('role')))}</b></p><pre>{escape(str(m.get('content') or ''))}</pre>" for m in step.messages
+            ) + "</details>"  # fmt: skip
+        return (
+            f'<div class="step model" data-kind="model"><h3>{number}. model reply <span class="meta">{escape(meta)}</span></h3>'
+            f'{prompt}<pre class="reply">{escape(step.reply)}</pre></div>'
+        )
+    if isinstance(step, ActionEvent):
+        code = action_code(step)
+        observation = observation_text(step.observation) or "(no output)"
+        changed = step.observation.files_changed
+        files = f'<p class="meta">files changed: {escape(", ".join(changed))}</p>' if changed else ""
+        return (
+            f'<div class="step action" data-kind="action"><h3>{number}. {escape(code.label)} '
+            f'<span class="meta">{step.observation.duration_s:.2f}s{" · failed" if not step.observation.ok else ""}</span></h3>'
+            f'<div class="code">{_code(code.language, code.code)}</div>'
+            f'<pre class="observation">{escape(observation)}</pre>{files}{_images(run, record, changed)}</div>'
+        )
+    if isinstance(step, UserTurn):
+        asked = f'<p class="meta">answering: {escape(step.question)}</p>' if step.question else ""
+        who = "user simulator" if step.source == "simulator" else "user (scripted)"
+        return (
+            f'<div class="step user" data-kind="user"><h3>{number}. {who}</h3>{asked}'
+            f'<pre class="user-text">{escape(step.content)}</pre></div>'
+        )
+    if isinstance(step, Note):
+        return f'<div class="step note" data-kind="note"><h3>{number}. note</h3><pre>{escape(step.text)}</pre></div>'
+    return ""
+
+
+def _score(record: SampleRecord) -> str:
+    score = record.score
+    if score is None:
+        return f"<h2>Error of the harness</h2><pre>{escape(record.error or '')}</pre>"
+    checks = "".join(
+        f'<tr class="{"right" if c.passed else "wrong"}"><td>{escape(c.name)}</td>'
+        f'<td class="{"ok" if c.passed else "bad"}">{"✓" if c.passed else "✗"}</td><td>{escape(c.explanation)}</td></tr>'
+        for c in score.checks
+    )
+    subs = score.details.get("sub_answers", {})
+    sub_rows = "".join(
+        f'<tr class="{"right" if e.get("correct") else "wrong"}"><td><code>{escape(n)}</code></td><td>{escape(str(e.get("label")))}</td>'
+        f'<td>{escape(str(e.get("predicted")))}</td><td class="{"ok" if e.get("correct") else "bad"}">{"✓" if e.get("correct") else "✗"}</td></tr>'
+        for n, e in subs.items()
+    )  # fmt: skip
+    return (
+        f"<h2>Score {score.value:.3f}{' (excluded)' if score.excluded else ''}</h2><p>{escape(score.explanation)}</p>"
+        + (
+            f'<table class="checks"><tr><th>check</th><th></th><th>details</th></tr>{checks}</table>'
+            if checks
+            else ""
+        )
+        + (
+            f'<table class="checks"><tr><th>answer</th><th>label</th><th>predicted</th><th></th></tr>{sub_rows}</table>'
+            if sub_rows
+            else ""
+        )
+        + f"<details><summary>all score details</summary><pre>{escape(json.dumps(score.details, indent=2, default=str))}</pre></details>"
+    )
+
+
+def sample_page(run: ViewedRun, record: SampleRecord) -> str:
+    trajectory = run.trajectory(record)
+    steps = trajectory.steps if trajectory else []
+    first_call = next((i for i, s in enumerate(steps) if isinstance(s, ModelCall)), None)
+    rendered = "".join(_step(run, record, i + 1, s, i == first_call) for i, s in enumerate(steps))
+    task = run.tasks.get(record.id)
+    request = f"<h2>Request</h2><pre class=request>{escape(request_text(task))}</pre>" if task else ""
+    metrics = record.agent_metrics
+    facts = " · ".join(
+        part for part in (
+            f"run {run.label}", f"family {record.family or '—'}", f"category {record.category}" if record.category else "",
+            f"level {record.level}" if record.level else "", f"concepts {', '.join(record.concepts)}" if record.concepts else "",
+            f"attempt {record.attempt}", f"{record.duration_s:.1f}s",
+            f"stop {metrics.get('stop_reason')}" if metrics.get("stop_reason") else "",
+        ) if part
+    )  # fmt: skip
+    answers = trajectory.answers if trajectory and trajectory.answers else [record.answer]
+    answer_html = "".join(f"<pre class=answer>{escape(a or '(none)')}</pre>" for a in answers)
+    saved = [name for name in record.artifacts if run.artifact(file_safe(record.id), name)]
+    files = "".join(
+        f'<li><a href="{escape(artifact_url(record, name))}">{escape(name)}</a></li>' for name in saved
+    )
+    shown = {
+        name for step in steps if isinstance(step, ActionEvent) for name in step.observation.files_changed
+    }
+    not_shown = [name for name in saved if name not in shown]  # figures not already shown at their step
+    body = (
+        f'<h1>sample {escape(record.id)} <span class="verdict {verdict(record)}">{verdict(record)}</span></h1>'
+        f"<p class=sub>{escape(facts)}</p>{request}"
+        f'<h2>Trajectory <small>({len(steps)} steps)</small></h2><div id="steps">{rendered or "<p>No trajectory saved.</p>"}</div>'
+        f"<h2>Final answer</h2>{answer_html}{_score(record)}"
+        + (f"<h2>Files the agent left</h2><ul>{files}</ul>{_images(run, record, not_shown)}" if saved else "")
+    )
+    return _page(f"sample {record.id}", body, 3)

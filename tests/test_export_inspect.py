@@ -1,0 +1,90 @@
+"""`daharness export --format inspect`: the log is read back with Inspect AI's own reader."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from sample_runs import SUITE, WRONG_EVERY, add_dialogue_sample, react_run
+
+log_api = pytest.importorskip(
+    "inspect_ai.log", reason="inspect-ai is not installed (pip install 'daharness[inspect]')"
+)
+
+OLD_RUN = Path(__file__).parent / "fixtures" / "old_run_v01"
+
+
+def _export(run: Path, out: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "daharness", "export", str(run), "--format", "inspect", str(out)],
+        capture_output=True,
+        text=True,
+    )
+
+
+@pytest.fixture(scope="module")
+def react_run_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = react_run(tmp_path_factory.mktemp("react") / "run", count=4)
+    add_dialogue_sample(out)
+    return out
+
+
+def test_a_model_run_exports_samples_scores_and_messages(react_run_dir: Path, tmp_path: Path) -> None:
+    done = _export(react_run_dir, tmp_path / "log.eval")
+    assert done.returncode == 0, done.stderr
+    log = log_api.read_eval_log(str(tmp_path / "log.eval"))
+    assert log.status == "success" and log.eval.model == "daharness/fake-model" and log.eval.solver == "react"
+    assert [s.id for s in log.samples] == [task.id for task in SUITE.tasks[:4]] + ["dialogue-1"]
+    metrics = log.results.scores[0].metrics
+    wrong = sum(1 for index in range(4) if index % WRONG_EVERY == 0)
+    assert metrics["accuracy"].value == pytest.approx((4 - wrong) / 5)  # the dialogue sample scores 0.5
+    first = log.samples[0]
+    task = SUITE.tasks[0]
+    assert first.scores["daharness"].value == 0.0  # task 0 got a wrong answer
+    assert first.target == " ".join(f"@{n}[{v}]" for n, v in task.gold.answers)
+    roles = [m.role for m in first.messages]
+    assert roles == ["user", "assistant", "tool", "assistant"]
+    assert task.instruction in first.input
+    call = first.messages[roles.index("assistant")]
+    assert call.tool_calls[0].function == "python" and "savefig" in call.tool_calls[0].arguments["code"]
+    assert call.text.startswith("Thought: plot the data first")
+    observation = first.messages[roles.index("tool")]
+    assert observation.tool_call_id == call.tool_calls[0].id and "(" in observation.text  # the printed shape
+    assert first.messages[-1].text.startswith("Thought: I now know the final answer")
+    assert first.output.completion == first.scores["daharness"].answer
+    assert log.samples[1].scores["daharness"].value == 1.0
+    dialogue = log.samples[-1]
+    assert [m.role for m in dialogue.messages] == ["user", "user", "assistant", "user", "assistant"]
+    assert dialogue.messages[3].text == "Yes, the raw file." and dialogue.messages[3].metadata == {
+        "source": "simulator"
+    }
+    checks = dialogue.scores["daharness"].metadata["checks"]
+    assert [(c["name"], c["passed"]) for c in checks] == [
+        ("names the column", True),
+        ("gives the count", False),
+    ]
+
+
+def test_a_run_from_daharness_0_1_exports(tmp_path: Path) -> None:
+    old = tmp_path / "old"
+    shutil.copytree(OLD_RUN, old)
+    done = _export(old, tmp_path / "logs")
+    assert done.returncode == 0, done.stderr
+    log = log_api.read_eval_log(str(tmp_path / "logs" / "old.eval"))
+    assert [s.id for s in log.samples] == ["1", "2", "3", "4", "5"]
+    third = log.samples[2]
+    assert third.scores["daharness"].value == 1.0 and third.target == "@sum_y[13]"
+    assert [m.role for m in third.messages] == ["user", "assistant", "tool"]
+    assert "time.sleep(3)" in third.messages[1].tool_calls[0].arguments["code"]
+    assert third.messages[2].text.startswith("@sum_y[13]")
+    broken = log.samples[4]
+    assert broken.scores == {} and "reference solution is broken" in broken.error.message
+    assert log.results.scores[0].scored_samples == 4
+
+
+def test_export_refuses_a_folder_that_is_no_run(tmp_path: Path) -> None:
+    done = _export(tmp_path, tmp_path / "x.eval")
+    assert done.returncode == 2 and "not a run directory" in done.stderr

@@ -1,0 +1,49 @@
+"""`daharness rescore RUN_DIR`: a finished run scored again from its saved answers and artifacts."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+
+def _scores(run: Path) -> dict[str, float]:
+    records = [json.loads(line) for line in (run / "samples.jsonl").read_text().splitlines()]
+    return {r["id"]: r["score"]["value"] for r in records if r["status"] == "scored"}
+
+
+def _rescore(run: Path, out: Path, *options: str) -> subprocess.CompletedProcess[str]:
+    command = [sys.executable, "-m", "daharness", "rescore", str(run), "--out", str(out), *options]
+    return subprocess.run(command, capture_output=True, text=True, check=False)
+
+
+def test_rescoring_in_the_same_mode_reproduces_every_score(
+    workspace_reference_run: Path, tmp_path: Path
+) -> None:
+    done = _rescore(workspace_reference_run, tmp_path / "again")
+    assert done.returncode == 0, done.stderr
+    original = _scores(workspace_reference_run)
+    assert len(original) == 32 and _scores(tmp_path / "again") == original
+    spec = json.loads((tmp_path / "again" / "run.json").read_text())
+    assert spec["rescored_from"] == str(workspace_reference_run.resolve())
+    assert (tmp_path / "again" / "report.html").is_file()
+
+
+def test_rescoring_in_another_mode_records_that_mode(closed_form_reference_run: Path, tmp_path: Path) -> None:
+    done = _rescore(closed_form_reference_run, tmp_path / "normalized", "--mode", "normalized")
+    assert done.returncode == 0, done.stderr
+    spec = json.loads((tmp_path / "normalized" / "run.json").read_text())
+    before = json.loads((closed_form_reference_run / "run.json").read_text())
+    assert before["scoring"]["modes"]["closed_form"] == "strict"
+    assert spec["scoring"]["modes"]["closed_form"] == "normalized"
+    records = [
+        json.loads(line) for line in (tmp_path / "normalized" / "samples.jsonl").read_text().splitlines()
+    ]
+    assert {r["score"]["details"]["mode"] for r in records} == {"normalized"}
+    assert set(_scores(tmp_path / "normalized").values()) == {1.0}
+
+
+def test_rescoring_needs_a_run_directory(tmp_path: Path) -> None:
+    done = _rescore(tmp_path / "nothing", tmp_path / "out")
+    assert done.returncode == 2 and "not a run directory" in done.stderr
