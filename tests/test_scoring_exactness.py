@@ -37,8 +37,8 @@ def table(tmp_path: Path, text: str, **options: object) -> float:
 def test_table_text_rules(tmp_path: Path, written: str, lenient: float, exact: float) -> None:
     assert table(tmp_path, written) == lenient
     assert table(tmp_path, written, case_sensitive=True, whitespace_sensitive=True) == exact
-    # compat compares text exactly anyway, whatever the options say
-    assert table(tmp_path, written, mode="compat", score_rule="all", case_sensitive=False) == exact
+    # compat keeps the official rule (no case, no surrounding spaces), whatever the options say
+    assert table(tmp_path, written, mode="compat", score_rule="all", case_sensitive=True) == lenient
 
 
 def test_whitespace_and_case_rules_are_separate(tmp_path: Path) -> None:

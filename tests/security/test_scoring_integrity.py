@@ -66,6 +66,17 @@ def test_links_to_gold_and_to_root_only_files_score_zero_and_show_as_links(
     assert os.readlink(barley) == gold_path(workspace["dw-clean-barley"], "barley_clean.csv")
     report = build_report(RunDir(run))
     assert report["counts"]["suspicious"] == 4
+    # the viewer neither serves nor exports what a link points to
+    from daharness.view.site import ViewSite
+
+    site = ViewSite([run])
+    assert site.get("/runs/0/artifacts/eda-fair-affairs-religiosity/answer.json") is None
+    site.export(tmp_path / "site")
+    exported = list((tmp_path / "site").rglob("*"))
+    assert exported and not any(path.is_symlink() for path in exported)
+    assert not any(
+        "THE-HOST-SECRET" in path.read_text(errors="ignore") for path in exported if path.is_file()
+    )
 
 
 def test_a_folder_swapped_for_a_link_while_files_are_collected_leads_nowhere(tmp_path: Path) -> None:

@@ -111,7 +111,9 @@ class SandboxBackend(ABC):
 
     @abstractmethod
     def snapshot(self, target: Path) -> Snapshot:
-        """Copy the workspace's regular files to `target` (a new folder) and describe the copy."""
+        """Copy the workspace's regular files to `target` (a new folder) and describe the copy. Stops the
+        sandbox's processes first (nothing may change the files while they are copied): a later step
+        starts a fresh kernel."""
 
     @abstractmethod
     def interrupt(self) -> None:

@@ -66,18 +66,7 @@ def extract_balanced(response: str) -> dict[str, str]:
 
     An opening bracket that never balances falls back to the official non-greedy rule for that answer.
     """
-    found: dict[str, str] = {}
-    position = 0
-    while match := _ANSWER_START.search(response, position):
-        start = match.end()
-        end = _balanced_end(response, start)
-        if end is None:
-            end = response.find("]", start)
-            if end < 0:
-                break
-        found[match.group(1)] = response[start:end]
-        position = end + 1
-    return found
+    return {name: values[-1] for name, values in extract_all_balanced(response).items()}
 
 
 def _balanced_end(text: str, start: int) -> int | None:

@@ -3,9 +3,9 @@
 DA-Code's corrected comparisons forgive case and surrounding whitespace in text values, which is right
 when the instruction leaves them open and wrong when it fixes them ("weather types in lower case",
 "canonical site names", "no stray spaces"). A task says which applies with `case_sensitive` and
-`whitespace_sensitive` (both False by default, the forgiving rule); `compat` mode ignores them, as the
-official evaluator compares text exactly anyway. Order (`ignore_order`) and precision (`tolerance`)
-are the scorers' own options.
+`whitespace_sensitive` (both False by default, the forgiving rule); `compat` mode ignores them and
+keeps the official evaluator's rule (DA-Code HEAD compares text without case or surrounding spaces).
+Order (`ignore_order`) and precision (`tolerance`) are the scorers' own options.
 """
 
 from __future__ import annotations
