@@ -30,6 +30,9 @@ DEFAULT_HIDDEN = (
     "pydataset/resources",
     "daharness-*.dist-info",
 )
+# Hidden whole, code included: daharness itself (its suites hold labels, gold files and reference
+# solutions), in every mounted site-packages folder, not only the one this process imports it from.
+WHOLLY_HIDDEN = ("daharness",)
 _CODE_SUFFIXES = {".py", ".pyc", ".pyi", ".so", ".pyd", ".pxd", ".pyx", ".typed"}
 _SITE_GLOBS = (
     "lib/python3*/site-packages",
@@ -58,6 +61,10 @@ def _mask_arguments(entries: tuple[str, ...], mounted: tuple[Path, ...]) -> tupl
             targets += [match for site in sites for match in sorted(site.glob(entry))]
     arguments: list[str] = []
     seen: set[Path] = set()
+    for folder in [site / name for site in sites for name in WHOLLY_HIDDEN]:
+        if folder.is_dir() and not folder.is_symlink():
+            arguments += ["--tmpfs", str(folder)]
+            seen.add(folder)
     for target in targets:
         for folder, file in _masks(target):
             path = folder or file
