@@ -80,4 +80,4 @@ def test_schema_command_prints_the_task_schema() -> None:
         "reference",
     } <= set(schema["properties"])
     assert schema["properties"]["family"]["pattern"] == "^[a-z][a-z0-9_]*$"
-    assert schema["$defs"]["Conjunction"]["enum"] == ["avg", "and", "or", "max", "min"]
+    assert schema["$defs"]["Conjunction"]["enum"] == ["avg", "and", "or", "max", "min", "all_mean"]

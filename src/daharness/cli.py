@@ -38,6 +38,11 @@ class WorkspaceMode(StrEnum):
     compat = "compat"
 
 
+class InstructionKind(StrEnum):
+    abstract = "abstract"
+    verbose = "verbose"
+
+
 class CacheMode(StrEnum):
     on = "on"
     off = "off"
@@ -71,6 +76,13 @@ ModeOption = Annotated[
 ]
 WorkspaceModeOption = Annotated[
     WorkspaceMode, typer.Option(help="Workspace (DA-Code) scoring: 'corrected' or 'compat' (official rules).")
+]
+InstructionOption = Annotated[
+    InstructionKind | None,
+    typer.Option(help="spider2v: 'verbose' gives each task its step-by-step tutorial (default: as written)."),
+]
+RagOption = Annotated[
+    bool, typer.Option("--rag", help="spider2v: add each task's retrieved documentation to its instruction.")
 ]
 
 
@@ -189,6 +201,8 @@ def run(
     replay_from: Annotated[
         Path | None, typer.Option(help="replay: the run whose actions to repeat.", rich_help_panel="Agent")
     ] = None,
+    instruction: InstructionOption = None,
+    rag: RagOption = False,
     backend: Annotated[
         str,
         typer.Option(
@@ -240,8 +254,13 @@ def run(
     if sandbox == "unsafe-local":
         err.print(f"[bold red]{UNSAFE_WARNING}[/]")
     limits = Limits(step_timeout_s=step_timeout, sample_timeout_s=sample_timeout, memory_mb=memory_mb)
-    loaded = load_suite(suite, labels=labels, tables=tables)
+    loaded = load_suite(suite, labels=labels, tables=tables, **_format_options(instruction, rag))
     _print_warnings(loaded.warnings())
+    if loaded.unsupported:
+        err.print(
+            f"[yellow]note[/]: {len(loaded.unsupported)} tasks cannot run here and are left out "
+            f"(`daharness suites check {escape(suite)}` lists why)"
+        )
     endpoint = {"config_file": models_file, "base_url": base_url, "api_key_env": api_key_env}
     sampling = {"temperature": temperature, "top_p": top_p, "max_tokens": max_tokens, "seed": seed}
     options = AgentOptions(
@@ -446,9 +465,13 @@ def validate(
     concurrency: Annotated[
         int, typer.Option("--concurrency", "-j", min=1, help="Tasks checked at once.")
     ] = 2,
+    json_path: Annotated[
+        Path | None, typer.Option("--json", help="workflow suites: write each task's result as JSON.")
+    ] = None,
     debug: DebugOption = False,
 ) -> None:
-    """Check every task: its reference solution scores 1 and damaged outputs score below (exit 1 if not)."""
+    """Check every task: its reference solution scores 1 and damaged outputs score below (exit 1 if not);
+    workflow suites: the untouched state scores 0 and a single gold file scores 1."""
     from concurrent.futures import ThreadPoolExecutor
 
     from daharness.report.terminal import print_validation
@@ -461,9 +484,35 @@ def validate(
     loaded = load_suite(suite)
     tasks = select_tasks(loaded.tasks, ids=_id_list(ids), limit=None)
     scoring = _scoring(mode, workspace_mode)
+    if tasks and all(task.family == "workflow" for task in tasks):
+        _validate_workflow(loaded, tasks, scoring, concurrency, json_path)
+        return
     with ThreadPoolExecutor(max_workers=concurrency) as pool:
         results = list(pool.map(lambda task: validate_task(task, scoring=scoring), tasks))
     print_validation(out, loaded.name, workspace_mode.value, results)
+    if any(not result.ok for result in results):
+        raise typer.Exit(1)
+
+
+def _validate_workflow(
+    loaded: Any, tasks: list[Any], scoring: Any, concurrency: int, json_path: Path | None
+) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    from daharness.report.build import write_json
+    from daharness.report.terminal import print_workflow_validation
+    from daharness.validate_workflow import WorkflowValidation, validate_workflow_task
+
+    unsupported = [
+        WorkflowValidation(i, supported=False, reason=why) for i, why in loaded.unsupported.items()
+    ]
+    with ThreadPoolExecutor(max_workers=concurrency) as pool:
+        checked = list(pool.map(lambda task: validate_workflow_task(task, scoring=scoring), tasks))
+    results = sorted(unsupported + checked, key=lambda result: result.task_id)
+    print_workflow_validation(out, loaded.name, results)
+    if json_path is not None:
+        write_json(json_path, {result.task_id: result.as_json() for result in results})
+        out.print(f"wrote {json_path}")
     if any(not result.ok for result in results):
         raise typer.Exit(1)
 
@@ -522,6 +571,7 @@ def suites_check(
     debug: DebugOption = False,
 ) -> None:
     """Load a suite and list every task whose data has defects (exit 1 if any)."""
+    from daharness.report.terminal import print_unsupported
     from daharness.suites import load_suite
 
     loaded = load_suite(suite, labels=labels, tables=tables)
@@ -529,9 +579,17 @@ def suites_check(
     for task in flagged:
         for warning in task.warnings:
             out.print(f"[yellow]{escape(warning)}[/]")
+    if loaded.unsupported:
+        print_unsupported(out, loaded.name, loaded.unsupported)
+        out.print(f"{loaded.name}: {len(loaded.tasks)} supported, {len(loaded.unsupported)} unsupported")
     out.print(f"{loaded.name}: {len(loaded.tasks)} tasks, {len(flagged)} with defects")
     if flagged:
         raise typer.Exit(1)
+
+
+def _format_options(instruction: InstructionKind | None, rag: bool) -> dict[str, Any]:
+    """Options of the spider2v format (None ones are left out, so other formats never see them)."""
+    return {"instruction": instruction.value if instruction else None, "rag": True if rag else None}
 
 
 def _id_list(ids: str | None) -> list[str] | None:

@@ -13,9 +13,22 @@ import re
 from dataclasses import dataclass, field
 
 ACTION_NAMES = ("Bash", "Python", "SQL", "Terminate")
-_START = re.compile(r"\b(Bash|Python|SQL|Terminate)\s*\(")
 _ACTION_MARK = re.compile(r"Action\s*:", re.IGNORECASE)
 _FENCE_OPEN = re.compile(r"```[ \t]*(?:python|py|python3)?[ \t]*\r?\n")
+ANY_FENCE = re.compile(r"```[ \t]*[\w+-]*[ \t]*\r?\n")  # a block of any language (file contents)
+
+
+@dataclass(frozen=True)
+class ActionGrammar:
+    """The actions an agent may take: the arguments each needs, and those read from a fenced block after it."""
+
+    required: dict[str, tuple[str, ...]]
+    fenced: dict[str, tuple[str, re.Pattern[str]]] = field(default_factory=dict)
+
+    @property
+    def start(self) -> re.Pattern[str]:
+        return re.compile(r"\b(" + "|".join(self.required) + r")\s*\(")
+
 
 ACTION_SPACE = """## Bash action
 Bash(code="shell command")
@@ -55,22 +68,25 @@ class ActionSyntaxError(ValueError):
     """The reply names an action but its arguments cannot be read."""
 
 
-def parse_da_action(reply: str) -> DaAction | None:
+def parse_da_action(reply: str, grammar: ActionGrammar | None = None) -> DaAction | None:
     """The action of a reply (the last `Action:` section wins), or None when there is none."""
+    grammar = grammar or DA_GRAMMAR
+    start = grammar.start
     marks = list(_ACTION_MARK.finditer(reply))
     text = reply[marks[-1].end() :] if marks else reply
-    match = _START.search(text) or (_START.search(reply) if marks else None)
+    match = start.search(text) or (start.search(reply) if marks else None)
     if match is None:
         return None
-    source = text if _START.search(text) else reply
+    source = text if start.search(text) else reply
     kind = match.group(1)
     args, end = _parse_arguments(source, match.end())
-    if kind == "Python" and "code" not in args:
-        code = _fenced_code(source, end)
+    if kind in grammar.fenced and grammar.fenced[kind][0] not in args:
+        name, fence = grammar.fenced[kind]
+        code = _fenced_code(source, end, fence)
         if code is None:
-            raise ActionSyntaxError("a Python action needs its code in a ```python ... ``` block after it")
-        args["code"] = code
-    _check_arguments(kind, args)
+            raise ActionSyntaxError(f"a {kind} action needs its {name} in a ``` ... ``` block after it")
+        args[name] = code
+    _check_arguments(kind, args, grammar)
     return DaAction(kind, args)
 
 
@@ -129,8 +145,8 @@ def _read_quoted(text: str, position: int, quote: str) -> tuple[str, int]:
     raise ActionSyntaxError(f"a {quote} string is never closed")
 
 
-def _fenced_code(text: str, position: int) -> str | None:
-    opening = _FENCE_OPEN.search(text, position)
+def _fenced_code(text: str, position: int, fence: re.Pattern[str] = _FENCE_OPEN) -> str | None:
+    opening = fence.search(text, position)
     if opening is None:
         return None
     closing = text.rfind("```", opening.end())
@@ -145,9 +161,10 @@ def _skip_space(text: str, position: int) -> int:
 
 
 _REQUIRED = {"Bash": ("code",), "Python": ("code",), "SQL": ("file_path", "command"), "Terminate": ()}
+DA_GRAMMAR = ActionGrammar(_REQUIRED, {"Python": ("code", _FENCE_OPEN)})
 
 
-def _check_arguments(kind: str, args: dict[str, str]) -> None:
-    missing = [name for name in _REQUIRED[kind] if not args.get(name)]
+def _check_arguments(kind: str, args: dict[str, str], grammar: ActionGrammar) -> None:
+    missing = [name for name in grammar.required[kind] if not args.get(name)]
     if missing:
         raise ActionSyntaxError(f"{kind} needs {', '.join(missing)}")

@@ -12,7 +12,14 @@ import shlex
 from typing import Any
 
 from daharness.agents.budget import Budget, SampleLimits
-from daharness.agents.da_actions import ACTION_SPACE, ActionSyntaxError, DaAction, parse_da_action
+from daharness.agents.da_actions import (
+    ACTION_SPACE,
+    DA_GRAMMAR,
+    ActionGrammar,
+    ActionSyntaxError,
+    DaAction,
+    parse_da_action,
+)
 from daharness.agents.llm import ModelAgent, StopSample, truncate
 from daharness.agents.options import AgentOptions
 from daharness.core.backend import SandboxBackend
@@ -57,6 +64,9 @@ UNACCEPTABLE = (
 class DaAgent(ModelAgent):
     name = "da-agent"
     default_max_steps = 20
+    system_prompt = SYSTEM_PROMPT
+    action_space = ACTION_SPACE
+    grammar: ActionGrammar = DA_GRAMMAR
 
     @classmethod
     def build(cls, options: AgentOptions) -> DaAgent:
@@ -86,10 +96,10 @@ class DaAgent(ModelAgent):
     def solve(self, task: Task, sandbox: SandboxBackend) -> Submission:
         submission = Submission(finished=False, stop_reason="max_steps")
         budget = Budget(self.limits)
-        system = SYSTEM_PROMPT.format(
+        system = self.system_prompt.format(
             workdir=sandbox.workdir,
             max_steps=self.max_steps,
-            action_space=ACTION_SPACE,
+            action_space=self.action_space,
             task=self.task_text(task),
         )
         history: list[dict[str, str]] = []
@@ -104,7 +114,7 @@ class DaAgent(ModelAgent):
                 history.append({"role": "assistant", "content": reply})
                 submission.steps += 1
                 try:
-                    action = parse_da_action(reply)
+                    action = parse_da_action(reply, self.grammar)
                     reason = "no action found in the reply" if action is None else ""
                 except ActionSyntaxError as exc:
                     action, reason = None, str(exc)
@@ -149,14 +159,14 @@ class DaAgent(ModelAgent):
                 "write_file", {"path": path, "content": args["code"]}, written, counts=not written.ok
             )
             if not written.ok:
-                return _render(written)
+                return render_observation(written)
             kind, step_args = "bash", {"command": f"python {shlex.quote(path)}"}
             observation = sandbox.bash(step_args["command"])
         submission.act(kind, step_args, observation)
-        return _render(observation)
+        return render_observation(observation)
 
 
-def _render(observation: Observation) -> str:
+def render_observation(observation: Observation) -> str:
     if observation.timed_out:
         return f"Execution timeout: the action did not finish in time and was stopped. {observation.stdout}".strip()
     parts = [text for text in (observation.stdout, observation.stderr) if text.strip()]

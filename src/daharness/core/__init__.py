@@ -3,7 +3,7 @@
 from daharness.core.agent import Agent
 from daharness.core.backend import SandboxBackend, SkippedEntry, Snapshot
 from daharness.core.errors import InfrastructureError, UserError, located
-from daharness.core.family import FamilyBase, SampleEnvironment
+from daharness.core.family import FamilyBase, SampleEnvironment, SandboxAdditions
 from daharness.core.limits import Limits
 from daharness.core.observation import ErrorInfo, Observation
 from daharness.core.record import SampleRecord
@@ -35,6 +35,7 @@ __all__ = [
     "RunSpec",
     "SampleEnvironment",
     "SampleRecord",
+    "SandboxAdditions",
     "SandboxBackend",
     "Score",
     "ScorerOptions",

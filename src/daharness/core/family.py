@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from contextlib import AbstractContextManager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +25,17 @@ class SampleEnvironment:
     scratch: Path
 
 
+@dataclass(frozen=True)
+class SandboxAdditions:
+    """What a family adds to the sandboxes of its tasks: environment variables, host folders of commands
+    mounted read-only and put first on PATH, and whether HOME is the workspace (tasks written for a
+    user's home folder)."""
+
+    env: dict[str, str] = field(default_factory=dict)
+    path_dirs: tuple[Path, ...] = ()
+    home_is_workdir: bool = False
+
+
 class FamilyBase:
     """Defaults for a family registered with `@family(name)`; override what the family needs."""
 
@@ -41,6 +52,10 @@ class FamilyBase:
     def html(self, figures: dict[str, Any]) -> str:
         """An HTML fragment for report.html."""
         return ""
+
+    def sandbox_additions(self, task: Task) -> SandboxAdditions:
+        """What the sandboxes of `task` get besides the task's files (read when a sandbox is built)."""
+        return SandboxAdditions()
 
     def prepare(self, task: Task, env: SampleEnvironment) -> None:
         """Before the agent starts (e.g. a workflow task's setup steps, run in `env.sandbox`)."""

@@ -35,7 +35,8 @@ class Score(BaseModel):
 
 
 def combine(values: Sequence[float], conjunction: Conjunction) -> float:
-    """Combine per-scorer values: avg, and (all 1), or (any 1), max, min."""
+    """Combine per-scorer values: avg, and (all 1), or (any 1), max, min, all_mean (0 if any is 0, else
+    the mean)."""
     if not values:
         raise ValueError("no scorer values to combine")
     match conjunction:
@@ -49,3 +50,5 @@ def combine(values: Sequence[float], conjunction: Conjunction) -> float:
             return max(values)
         case Conjunction.min:
             return min(values)
+        case Conjunction.all_mean:
+            return 0.0 if any(v <= 0.0 for v in values) else sum(values) / len(values)

@@ -31,6 +31,7 @@ class Conjunction(StrEnum):
     or_ = "or"
     max = "max"
     min = "min"
+    all_mean = "all_mean"  # 0 when any scorer scores 0, else the mean (Spider2-V's `and`)
 
 
 class _Model(BaseModel):

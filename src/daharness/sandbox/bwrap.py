@@ -26,11 +26,13 @@ from daharness.sandbox.kernel_client import KernelSandbox, Launch
 from daharness.sandbox.support import (
     SANDBOX_HOOKS,
     SANDBOX_KERNEL,
+    SANDBOX_TOOLS,
     common_env,
     hooks_dir,
     kernel_command,
     kernel_config,
     kernel_dir,
+    sandbox_additions,
 )
 from daharness.sandbox.uids import UidLease, acquire_uid
 
@@ -63,9 +65,29 @@ class BwrapSandbox(KernelSandbox):
         command += ["--ro-bind", str(kernel_dir()), SANDBOX_KERNEL]
         # the hooks' sitecustomize captures charts of child Pythons; the kernel names the channel
         command += ["--setenv", "PYTHONPATH", SANDBOX_HOOKS]
+        command += self._additions()
+        for parent in reversed(Path(self.workdir).parents[:-1]):  # e.g. /home of /home/user: crossable
+            command += ["--perms", "0755", "--dir", str(parent)]
         command += ["--bind", str(self.workspace.root), self.workdir, "--chdir", self.workdir, "--"]
         command += kernel_command(sys.executable, SANDBOX_KERNEL, config)
         return Launch(command, {}, uid)
+
+    def _additions(self) -> list[str]:
+        """The family's folders of commands (first on PATH), environment and HOME."""
+        additions = sandbox_additions(self.task)
+        args: list[str] = []
+        mounted = [f"{SANDBOX_TOOLS}/{index}" for index in range(len(additions.path_dirs))]
+        if mounted:
+            args += ["--perms", "0755", "--dir", SANDBOX_TOOLS]
+        for folder, target in zip(additions.path_dirs, mounted, strict=True):
+            args += ["--ro-bind", str(folder), target]
+        if mounted:
+            args += ["--setenv", "PATH", ":".join([*mounted, sandbox_path()])]
+        if additions.home_is_workdir:
+            args += ["--setenv", "HOME", self.workdir]
+        for key, value in additions.env.items():
+            args += ["--setenv", key, value]
+        return args
 
     def release(self) -> None:
         if self._lease is not None:
@@ -133,8 +155,7 @@ def bwrap_prefix() -> list[str]:
     if any(package.is_relative_to(root) for root in python_roots()):
         args += ["--tmpfs", str(package)]  # the installed package holds the built-in suites' labels
     args += ["--clearenv"]
-    path = f"{Path(sys.executable).parent}:/usr/local/bin:/usr/bin:/bin"
-    for key, value in {"PATH": path, "HOME": SANDBOX_HOME, **common_env()}.items():
+    for key, value in {"PATH": sandbox_path(), "HOME": SANDBOX_HOME, **common_env()}.items():
         args += ["--setenv", key, value]
     return args
 
@@ -142,6 +163,8 @@ def bwrap_prefix() -> list[str]:
 def mounted_roots() -> list[Path]:
     """Every host folder the sandbox mounts (read-only), where hidden entries are looked for."""
     return [*map(Path, _SYSTEM_DIRS), *python_roots()]
+def sandbox_path() -> str:
+    return f"{Path(sys.executable).parent}:/usr/local/bin:/usr/bin:/bin"
 
 
 @functools.cache

@@ -7,7 +7,14 @@ import sys
 
 from daharness.core.registry import backend
 from daharness.sandbox.kernel_client import KernelSandbox, Launch
-from daharness.sandbox.support import common_env, hooks_dir, kernel_command, kernel_config, kernel_dir
+from daharness.sandbox.support import (
+    common_env,
+    hooks_dir,
+    kernel_command,
+    kernel_config,
+    kernel_dir,
+    sandbox_additions,
+)
 
 UNSAFE_WARNING = (
     "warning: --sandbox unsafe-local runs agent code WITHOUT isolation: it can read your files and API keys, "
@@ -29,6 +36,10 @@ class LocalSandbox(KernelSandbox):
         config = kernel_config(self.limits, workdir=workdir, uid=None, hooks=hooks, own_pid_namespace=False)
         env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": workdir, **common_env()}
         env.update(PYTHONPATH=hooks)  # the kernel names the capture channel itself
+        additions = sandbox_additions(self.task)  # HOME is the workspace here anyway
+        env.update(additions.env)
+        if additions.path_dirs:
+            env["PATH"] = ":".join([*map(str, additions.path_dirs), env["PATH"]])
         return Launch(kernel_command(sys.executable, str(kernel_dir()), config), env, None)
 
     @classmethod

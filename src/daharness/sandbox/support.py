@@ -13,11 +13,15 @@ import shutil
 import tempfile
 from pathlib import Path
 
+from daharness.core.family import SandboxAdditions
 from daharness.core.limits import Limits
+from daharness.core.registry import families
+from daharness.core.task import Task
 
 HERE = Path(__file__).parent
 SANDBOX_KERNEL = "/daharness-kernel"
 SANDBOX_HOOKS = "/daharness-hooks"  # chart capture hook and the sitecustomize that installs it
+SANDBOX_TOOLS = "/daharness-tools"  # a family's folders of commands, first on PATH (read-only)
 _BOOTSTRAP = (
     "import json, sys; sys.path.insert(0, {folder!r}); from daharness_kernel import server; "
     "sys.path.remove({folder!r}); server.main(json.loads(sys.argv[1]))"
@@ -85,3 +89,10 @@ def common_env() -> dict[str, str]:
         "OMP_NUM_THREADS": "1",
         "MKL_NUM_THREADS": "1",
     }
+
+
+def sandbox_additions(task: Task) -> SandboxAdditions:
+    """What the task's family adds to its sandboxes (nothing for a family that is not registered)."""
+    if task.family in families:
+        return families.get(task.family).impl.sandbox_additions(task)
+    return SandboxAdditions()

@@ -4,7 +4,18 @@ They never call a model or the network, and read the agent's files only from the
 Importing this package registers the built-in scorers.
 """
 
-from daharness.scoring import chart, closed_form, database, ml, table, text  # noqa: F401  (registration)
+from daharness.scoring import (  # noqa: F401  (registration)
+    chart,
+    closed_form,
+    database,
+    ml,
+    table,
+    text,
+    workflow_dbt,
+    workflow_general,
+    workflow_notebook,
+    workflow_xlsx,
+)
 from daharness.scoring.apply import score_submission
 
 __all__ = ["score_submission"]

@@ -3,4 +3,4 @@
 Importing this package registers the formats: `dabench`, `workspace` (and what later modules add).
 """
 
-from daharness.tasks import dabench, dacode, workspace_suite  # noqa: F401  (registration)
+from daharness.tasks import dabench, dacode, spider2v, workspace_suite  # noqa: F401  (registration)

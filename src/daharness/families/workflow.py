@@ -1,0 +1,155 @@
+"""The workflow family (Spider2-V): its tasks' sandboxes, setup and check scripts, and report figures.
+
+Sandboxes: the workspace is the task's home (HOME too), and stand-ins for `conda` and the desktop
+applications come first on PATH (`workflow_tools.py`). Before the agent, the task's setup steps run in
+order: `init.sh`-style scripts and commands run in the home; steps that only act on the desktop (open a
+file, launch an application, a browser) do nothing. After the agent, every process it left is stopped,
+the non-GUI postconfig commands run, then each check script (`vm_script_output`) runs in the home and its
+standard output is kept in `submission.evidence["script_outputs"]` for the scorers.
+
+Figures, as the paper reports them: success rate (a sample succeeds when it scores 1) overall, by
+application, by category, by interface (cli / gui / cli+gui) and by instruction (abstract / verbose).
+"""
+
+from __future__ import annotations
+
+import shlex
+from collections import defaultdict
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from rich.table import Table
+
+from daharness.core.backend import SandboxBackend
+from daharness.core.family import FamilyBase, SampleEnvironment, SandboxAdditions
+from daharness.core.record import SampleRecord
+from daharness.core.registry import family
+from daharness.core.submission import Note, Submission
+from daharness.core.task import SetupStep, Task
+from daharness.families.workflow_tools import tools_dir
+from daharness.report.html import card, svg_bars
+from daharness.report.html import pct as pct_html
+from daharness.report.terminal import pct
+from daharness.scoring.workflow_inputs import SCRIPT_OUTPUTS
+
+INTERFACES = ("cli", "gui", "cli+gui")
+INSTRUCTIONS = ("abstract", "verbose")
+_BREAKDOWNS = (
+    ("application", "by_app"),
+    ("category", "by_category"),
+    ("interface", "by_interface"),
+    ("instruction", "by_instruction"),
+    ("difficulty", "by_level"),
+)
+
+
+@family("workflow", order=30)
+class WorkflowFamily(FamilyBase):
+    """Spider2-V: success rate overall, by application, category, interface and instruction kind."""
+
+    title = "workflow (Spider2-V)"
+
+    def sandbox_additions(self, task: Task) -> SandboxAdditions:
+        return SandboxAdditions(path_dirs=(tools_dir(),), home_is_workdir=True)
+
+    def prepare(self, task: Task, env: SampleEnvironment) -> None:
+        for step in task.setup:
+            run_step(env.sandbox, step)
+
+    def finish(self, task: Task, env: SampleEnvironment, submission: Submission) -> None:
+        box = env.sandbox
+        box.interrupt()  # nothing the agent left running may touch its files or the checks from here on
+        box.start()
+        for raw in task.gold.data.get("postconfig", []):
+            run_step(box, SetupStep.model_validate(raw))
+        outputs: dict[str, str] = {}
+        for script in task.gold.data.get("scripts", []):
+            observation = run_script(box, Path(script["source"]), script["dest"])
+            outputs[script["dest"]] = observation.stdout
+            submission.trajectory.append(
+                Note(text=f"check script {script['dest']}", data={
+                    "exit_status": observation.exit_status, "stdout": observation.stdout[-2000:],
+                    "stderr": observation.stderr[-2000:],
+                }),
+            )  # fmt: skip
+        submission.evidence[SCRIPT_OUTPUTS] = outputs
+
+    def figures(self, records: list[SampleRecord]) -> dict[str, Any] | None:
+        return workflow_figures(records)
+
+    def print_figures(self, console: Any, figures: dict[str, Any], title: str) -> None:
+        table = Table(title=title, title_justify="left")
+        for column in ("breakdown", "group", "samples", "success"):
+            table.add_column(column, justify="right" if column in ("samples", "success") else "left")
+        table.add_row("all", "", str(figures["samples"]), pct(figures["success_rate"]))
+        for label, key in _BREAKDOWNS:
+            for group, row in figures[key].items():
+                table.add_row(label, group, str(row["samples"]), pct(row["success_rate"]))
+        console.print(table)
+
+    def html(self, figures: dict[str, Any]) -> str:
+        def rates(key: str) -> dict[str, float]:
+            return {group: row["success_rate"] for group, row in figures[key].items()}
+
+        return (
+            f'<div class="cards">{card("success rate", pct_html(figures["success_rate"]))}'
+            f'{card("mean score", pct_html(figures["mean_score"]))}</div><div class="charts">'
+            f"<figure>{svg_bars(rates('by_app'), 'Success rate by application', False, 'success')}</figure>"
+            f"<figure>{svg_bars(rates('by_category'), 'Success rate by category', False, 'success')}</figure>"
+            f"<figure>{svg_bars(rates('by_interface'), 'Success rate by interface', False, 'success')}</figure>"
+            f"<figure>{svg_bars(rates('by_instruction'), 'Success rate by instruction', False, 'success')}</figure>"
+            "</div>"
+        )
+
+
+def run_step(box: SandboxBackend, step: SetupStep) -> None:
+    """One setup or postconfig step: a script or a command runs in the home; desktop steps do nothing."""
+    if step.kind != "command":
+        return
+    if "script" in step.args:
+        run_script(box, Path(step.args["script"]), step.args["dest"])
+    else:
+        argv = step.args.get("argv", "")
+        box.bash(f"cd ~ && {shlex.join(map(str, argv)) if isinstance(argv, list) else argv}")
+
+
+def run_script(box: SandboxBackend, source: Path, dest: str) -> Any:
+    """Copy a script of the task into the home at `dest` and run it there with bash."""
+    written = box.write_file(dest, source.read_text(encoding="utf-8"))
+    if not written.ok:
+        return written
+    return box.bash(f"cd ~ && /bin/bash {shlex.quote(dest)}")
+
+
+def workflow_figures(records: list[SampleRecord]) -> dict[str, Any] | None:
+    scored = [r for r in records if r.status == "scored" and r.score is not None and not r.score.excluded]
+    if not scored:
+        return None
+    values = [(r, r.score.value) for r in scored]  # type: ignore[union-attr]
+
+    def groups(key_of: Any) -> dict[str, dict[str, Any]]:
+        return _rates((key, value) for record, value in values for key in key_of(record))
+
+    return {
+        "samples": len(values),
+        "success_rate": round(sum(v >= 1.0 for _, v in values) / len(values), 4),
+        "mean_score": round(sum(v for _, v in values) / len(values), 4),
+        "by_app": groups(
+            lambda r: [t.removeprefix("app:") for t in r.tags if t.startswith("app:")] or ["unknown"]
+        ),
+        "by_category": groups(lambda r: [r.category or "unknown"]),
+        "by_interface": groups(lambda r: [t for t in r.tags if t in INTERFACES] or ["unknown"]),
+        "by_instruction": groups(lambda r: [t for t in r.tags if t in INSTRUCTIONS] or ["unknown"]),
+        "by_level": groups(lambda r: [r.level or "unknown"]),
+    }
+
+
+def _rates(pairs: Iterable[tuple[str, float]]) -> dict[str, dict[str, Any]]:
+    found: dict[str, list[float]] = defaultdict(list)
+    for key, value in pairs:
+        found[key].append(value)
+    return {
+        key: {"samples": len(vals), "success_rate": round(sum(v >= 1.0 for v in vals) / len(vals), 4)}
+        for key, vals in sorted(found.items())
+    }

@@ -1,0 +1,160 @@
+"""Spider2-V's dbt evaluator functions: `check_local_database` (DuckDB / SQLite against a gold database)
+and `check_yaml_file` (rules on a YAML file's values), after the official ones in `metrics/dbt.py`."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Literal
+
+import duckdb
+from pydantic import Field
+
+from daharness.core.registry import scorer
+from daharness.core.score import Score
+from daharness.core.scoring import ScoringContext
+from daharness.scoring.workflow_inputs import EvaluatorOptions, evaluate
+
+CheckType = Literal[
+    "table", "view", "table-schema", "view-schema", "table-schema-content", "view-schema-content"
+]
+# each check implies the lighter ones, as the official `validate_check_type`
+_IMPLIES = {
+    "table-schema-content": ("table-schema", "table"),
+    "view-schema-content": ("view-schema", "view"),
+    "table-schema": ("table",),
+    "view-schema": ("view",),
+}
+
+
+class LocalDatabaseOptions(EvaluatorOptions):
+    db_type: Literal["duckdb", "sqlite3"] = "duckdb"
+    check_type: list[CheckType] = Field(default_factory=lambda: ["table", "view"])
+    table_targets: list[str] = Field(default_factory=list)  # empty: every table
+    view_targets: list[str] = Field(default_factory=list)
+    schema_name: str = ""  # compare this schema instead of the default one; it must exist in the result
+
+
+@scorer("spider2v.check_local_database", options=LocalDatabaseOptions)
+def check_local_database(context: ScoringContext, options: LocalDatabaseOptions) -> Score:
+    """1 when the result database has the gold database's tables and views (names; with `-schema`, their
+    columns; with `-schema-content`, their rows in order), limited to the targets when given."""
+    checks = set(options.check_type)
+    for check in list(checks):
+        checks.update(_IMPLIES.get(check, ()))
+
+    def metric(result: Path, expected: Path) -> tuple[float, str]:
+        with _connect(options.db_type, result) as mine, _connect(options.db_type, expected) as gold:
+            if options.schema_name:
+                found = mine(
+                    "select schema_name from information_schema.schemata where schema_name = ?",
+                    [options.schema_name],
+                )
+                if not found:
+                    return 0.0, f"schema {options.schema_name} does not exist in the result"
+            for kind, targets in (("table", options.table_targets), ("view", options.view_targets)):
+                if kind not in checks:
+                    continue
+                names = _objects(mine, kind, targets, options)
+                wanted = _objects(gold, kind, targets, options)
+                if names != wanted:
+                    return 0.0, f"{kind}s {names} differ from the expected {wanted}"
+                for name in names:
+                    if f"{kind}-schema" in checks and _columns(mine, name, options) != _columns(
+                        gold, name, options
+                    ):
+                        return 0.0, f"{kind} {name} has other columns than expected"
+                    if f"{kind}-schema-content" in checks and _rows(mine, name, options) != _rows(
+                        gold, name, options
+                    ):
+                        return 0.0, f"the rows of {kind} {name} differ from the expected ones"
+        return 1.0, f"database matches on {', '.join(sorted(checks))}"
+
+    return evaluate(context, options, metric)
+
+
+Query = Callable[..., list[tuple[Any, ...]]]
+
+
+@contextmanager
+def _connect(db_type: str, path: Path) -> Iterator[Query]:
+    """A read-only connection as a query function."""
+    if db_type == "duckdb":
+        connection: Any = duckdb.connect(str(path), read_only=True)
+    else:
+        connection = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    try:
+        yield lambda sql, params=(): connection.execute(sql, params).fetchall()
+    finally:
+        connection.close()
+
+
+def _qualified(name: str, options: LocalDatabaseOptions) -> str:
+    quoted = '"' + name.replace('"', '""') + '"'
+    return f'"{options.schema_name}".{quoted}' if options.schema_name else quoted
+
+
+def _objects(query: Query, kind: str, targets: list[str], options: LocalDatabaseOptions) -> list[str]:
+    if options.schema_name and options.db_type == "duckdb":
+        table_type = "BASE TABLE" if kind == "table" else "VIEW"
+        rows = query(
+            "select table_name from information_schema.tables where table_schema = ? and table_type = ? "
+            "order by table_name",
+            [options.schema_name, table_type],
+        )
+    else:
+        rows = query(f"select name from sqlite_master where type = '{kind}' order by name")
+    return [row[0] for row in rows if not targets or row[0] in targets]
+
+
+def _columns(query: Query, name: str, options: LocalDatabaseOptions) -> list[tuple[Any, ...]]:
+    if options.db_type == "duckdb":
+        return query(f"pragma table_info('{_qualified(name, options)}')")
+    return query(f"pragma table_info({_qualified(name, options)})")
+
+
+def _rows(query: Query, name: str, options: LocalDatabaseOptions) -> list[tuple[Any, ...]]:
+    return query(f"select * from {_qualified(name, options)}")
+
+
+class YamlFileOptions(EvaluatorOptions):
+    pass
+
+
+@scorer("spider2v.check_yaml_file", options=YamlFileOptions)
+def check_yaml_file(context: ScoringContext, options: YamlFileOptions) -> Score:
+    """1 when every rule [match_type, key_path, value] holds on the YAML file: the value at the key path
+    (dict keys; list items by index, or by a [key, value] pair they hold) `match`es the value, is `in`
+    it, `contain`s it, or is `not_null`."""
+
+    def metric(result: Path, rules: Any) -> tuple[float, str]:
+        import yaml
+
+        config = yaml.safe_load(result.read_text(encoding="utf-8"))
+        for match_type, key_path, expected in rules:
+            value = _walk(config, key_path)
+            passed = {
+                "match": lambda v, e: v == e,
+                "in": lambda v, e: v in e,
+                "contain": lambda v, e: e in v,
+                "not_null": lambda v, e: bool(v),
+            }[match_type](value, expected)
+            if not passed:
+                return 0.0, f"{match_type} failed at {key_path}: {value!r}"
+        return 1.0, f"{len(rules)} rules hold"
+
+    return evaluate(context, options, metric)
+
+
+def _walk(value: Any, key_path: list[Any]) -> Any:
+    for key in key_path:
+        if isinstance(value, dict):
+            value = value[key]
+        elif isinstance(key, int) or (isinstance(key, str) and key.lstrip("-").isdigit()):
+            value = value[int(key)]
+        else:
+            field, wanted = key
+            value = next(item for item in value if item[field] == wanted)
+    return value

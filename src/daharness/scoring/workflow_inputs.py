@@ -1,0 +1,90 @@
+"""What Spider2-V evaluator functions share: where their result and expected values come from, and how an
+error inside an evaluator becomes a 0 with its reason (as the official evaluator treats it).
+
+A task's evaluator names, per function, a `result` and an `expected` source:
+`file` (a file the agent left, by its path in the task's home), `script_output` (what a check script
+printed after the agent, gathered by the workflow family into `submission.evidence`), `gold` (a hidden
+file of the task), `rule` (a value written in the task) or `none`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from daharness.core.score import Check, Score
+from daharness.core.scoring import GoldMissing, ScorerOptions, ScoringContext
+
+SCRIPT_OUTPUTS = "script_outputs"  # submission.evidence key: script path in the home -> its stdout
+
+
+class Source(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    kind: Literal["file", "script_output", "gold", "rule", "none"]
+    path: str | None = None  # file / script_output: path in the task's home; gold: the gold file's name
+    value: Any = None  # rule: the rule as the task writes it
+
+
+class EvaluatorOptions(ScorerOptions):
+    """Options every Spider2-V evaluator function takes, besides its own."""
+
+    result: Source = Source(kind="none")
+    expected: Source = Source(kind="none")
+
+
+class MissingInput(Exception):
+    """The agent left no file, or the check script gave no output: the function scores 0."""
+
+
+def read_source(context: ScoringContext, source: Source) -> Any:
+    """The value a source names: a host Path for files, the output text of a script, a rule's value."""
+    if source.kind == "file":
+        found = context.output(source.path)
+        if found is None:
+            raise MissingInput(f"no file {source.path} in the home folder")
+        return found
+    if source.kind == "script_output":
+        outputs = context.submission.evidence.get(SCRIPT_OUTPUTS, {})
+        if source.path not in outputs:
+            raise MissingInput(f"the check script {source.path} gave no output")
+        return outputs[source.path]
+    if source.kind == "gold":
+        return context.gold(str(source.path))
+    if source.kind == "rule":
+        return source.value
+    return None
+
+
+def evaluate(
+    context: ScoringContext, options: EvaluatorOptions, metric: Callable[[Any, Any], tuple[float, str]]
+) -> Score:
+    """Run `metric(result, expected) -> (value, why)`; a missing input or an error inside it scores 0."""
+    name = type(options).__name__.removesuffix("Options")
+    try:
+        result = read_source(context, options.result)
+        expected = read_source(context, options.expected)
+        value, why = metric(result, expected)
+    except GoldMissing:
+        raise  # the benchmark's fault, not the agent's: an error of the harness
+    except MissingInput as exc:
+        return Score(
+            value=0.0, explanation=str(exc), checks=[Check(name=name, passed=False, explanation=str(exc))]
+        )
+    except Exception as exc:  # the official evaluator scores a crash in a metric as 0
+        why = f"evaluator error: {type(exc).__name__}: {exc}"
+        return Score(value=0.0, explanation=why, checks=[Check(name=name, passed=False, explanation=why)])
+    value = float(value)
+    return Score(
+        value=value, explanation=why, checks=[Check(name=name, passed=value >= 1.0, explanation=why)]
+    )
+
+
+def text_of(value: Any) -> str:
+    """A result as text: a file's content, or a script's output as it is."""
+    if isinstance(value, Path):
+        return value.read_text(encoding="utf-8", errors="replace")
+    return "" if value is None else str(value)

@@ -1,0 +1,3 @@
+#!/bin/bash
+conda activate jupyter
+jupyter kernelspec list

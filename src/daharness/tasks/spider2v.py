@@ -1,0 +1,346 @@
+"""Loader of Spider2-V task folders (`spider2v:DIR`), and of built-in suites written in the same format.
+
+A task is a folder `<id>/` holding `<id>.json` (instruction, `config` setup steps, `evaluator`, tags...),
+the files its setup copies in, its expected files, `init.sh` / `eval.sh`, `verbose_instruction.txt` and
+`retrieved_chunk_*.txt`; DIR may hold such folders at any depth (`examples/<app>/<id>/`). Paths in the JSON
+are relative to the official repository (`evaluation_examples/examples/<app>/<id>/FILE`) and are found
+under DIR, else beside the task's JSON. A built-in suite's task may add a reference solution
+(`solution.sh` or `solution.py`, run in the task's home).
+
+What a task needs that a local sandbox cannot give (a cloud account, a browser page, the internet, moving
+the clock) makes it unsupported: it is listed in `Suite.unsupported` with the reason, never dropped
+silently.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from daharness.core.errors import UserError
+from daharness.core.registry import check_task_scorers, scorers, suite_format
+from daharness.core.suite import Suite
+from daharness.core.task import (
+    AnswerFormat,
+    Conjunction,
+    Family,
+    Gold,
+    GoldFile,
+    ReferenceSolution,
+    ScorerSpec,
+    SetupStep,
+    Task,
+    TaskMetadata,
+    WorkspaceFile,
+)
+from daharness.jsonl import read_json
+from daharness.tasks import spider2v_limits as limits
+
+HOME = "/home/user"
+SCORER_PREFIX = "spider2v."
+INSTRUCTION_KINDS = ("abstract", "verbose")
+INTERFACE_TAGS = frozenset({"cli", "gui", "cli+gui"})
+INSTRUCTION_TAGS = frozenset(INSTRUCTION_KINDS)
+OTHER_TAGS = frozenset({"account"})
+VERBOSE_INTRO = "Here is a step-by-step tutorial from an expert instructing you how to complete it:"
+VERBOSE_OUTRO = (
+    "You can exactly follow the detailed plan above or proactively tackle the task based on the real-time "
+    "environment interaction by yourself."
+)
+RAG_INTRO = "We also retrieve relevant documentation from the web to help you with the task:"
+_FILE_RESULTS = {"vm_file": "file", "vm_script_output": "script_output", "local_file": "gold"}
+
+
+class Unsupported(Exception):
+    """The task needs something a local sandbox cannot give; the message says what."""
+
+
+@suite_format("spider2v", prefix="spider2v:")
+def spider2v_suite(location: Path, options: Mapping[str, Any]) -> Suite:
+    """Spider2-V task folders (<id>/<id>.json); options: instruction=abstract|verbose, rag=True."""
+    instruction = str(options.get("instruction", "abstract"))
+    if instruction not in INSTRUCTION_KINDS:
+        raise UserError(f"--instruction must be abstract or verbose, not {instruction!r}")
+    if not location.is_dir():
+        raise UserError(f"{location}: not a folder of Spider2-V tasks")
+    manifest = read_json(location / "suite.json") if (location / "suite.json").is_file() else {}
+    name = str(manifest.get("name") or "spider2v")
+    paths = sorted(p for p in location.rglob("*.json") if p.stem == p.parent.name)
+    if not paths:
+        raise UserError(f"{location}: no Spider2-V task found (a folder <id>/ holding <id>.json)")
+    reader = TaskReader(location, name, instruction, bool(options.get("rag")))
+    tasks, unsupported = [], {}
+    for path in paths:
+        try:
+            tasks.append(reader.read(path))
+        except Unsupported as exc:
+            unsupported[path.stem] = str(exc)
+    return Suite(
+        name, tasks, str(manifest.get("description", "Spider2-V workflow tasks")),
+        sources={"spider2v": str(location)}, unsupported=unsupported,
+    )  # fmt: skip
+
+
+@dataclass
+class _Evaluator:
+    """What the translation of one task's evaluator gathers."""
+
+    scorers: list[ScorerSpec] = field(default_factory=list)
+    gold: list[GoldFile] = field(default_factory=list)
+    scripts: list[dict[str, str]] = field(default_factory=list)
+
+
+@dataclass
+class TaskReader:
+    root: Path
+    suite: str
+    instruction: str = "abstract"
+    rag: bool = False
+
+    def read(self, path: Path) -> Task:
+        raw = read_json(path)
+        if not isinstance(raw, dict):
+            raise UserError(f"{path}: expected a JSON object")
+        for key in ("instruction", "evaluator"):
+            if key not in raw:
+                raise UserError(f"{path}: missing field {key!r}")
+        folder = path.parent
+        tags = [str(tag) for tag in raw.get("tags", [])]
+        text, tags = self._instruction(raw, folder, tags)
+        files, setup = self._setup(raw.get("config", []), folder)
+        evaluator = self._evaluator(raw["evaluator"], folder, path)
+        postconfig = [
+            step.model_dump() for step in self._steps(raw["evaluator"].get("postconfig", []), folder)
+        ]
+        apps = [str(app) for app in raw.get("related_apps", [])]
+        task = Task(
+            id=str(raw.get("id", path.stem)),
+            suite=self.suite,
+            family=Family.workflow,
+            instructions=[text],
+            files=files,
+            gold=Gold(
+                files=evaluator.gold,
+                data={"scripts": evaluator.scripts, "postconfig": postconfig, "official": _official(raw)},
+            ),
+            answer_format=AnswerFormat(kind="files"),
+            scorers=evaluator.scorers,
+            conjunction=_conjunction(raw["evaluator"].get("conj", "and"), path),
+            metadata=TaskMetadata(
+                category=_category(tags),
+                subcategory=str(raw.get("snapshot") or folder.parent.name),
+                level=_level(raw.get("action_number")),
+                tags=[*tags, *(f"app:{app}" for app in apps)],
+                source="spider2v",
+                source_id=str(raw.get("id", path.stem)),
+            ),
+            setup=setup,
+            reference=_reference(folder),
+            workdir=HOME,
+        )
+        try:
+            check_task_scorers(task)
+        except UserError as exc:
+            raise Unsupported(f"evaluator options: {exc}") from None
+        return task
+
+    # ---- instruction ---------------------------------------------------------------------------------
+
+    def _instruction(self, raw: dict[str, Any], folder: Path, tags: list[str]) -> tuple[str, list[str]]:
+        text = str(raw["instruction"])
+        verbose_file = folder / "verbose_instruction.txt"
+        if self.instruction == "verbose" and "verbose" not in tags and verbose_file.is_file():
+            tutorial = verbose_file.read_text(encoding="utf-8").strip()
+            text = f"{text}\n{VERBOSE_INTRO}\n{tutorial}\n{VERBOSE_OUTRO}"
+            tags = ["verbose" if tag == "abstract" else tag for tag in tags]
+        if self.rag:
+            chunks = [
+                p.read_text(encoding="utf-8").strip() for p in sorted(folder.glob("retrieved_chunk*.txt"))
+            ]
+            if chunks:
+                text = "\n\n".join([text, RAG_INTRO, *chunks])
+        return text, tags
+
+    # ---- setup ---------------------------------------------------------------------------------------
+
+    def _setup(self, config: list[Any], folder: Path) -> tuple[list[WorkspaceFile], list[SetupStep]]:
+        files: list[WorkspaceFile] = []
+        for step in _step_list(config):
+            if step.get("type") == "copyfile_from_host_to_guest":
+                params = step.get("parameters", {})
+                source = self._source(str(params.get("src", "")), folder)
+                files.append(WorkspaceFile(path=in_home(str(params.get("dest", ""))), source=source))
+        steps = self._steps(
+            [s for s in _step_list(config) if s.get("type") != "copyfile_from_host_to_guest"], folder
+        )
+        return files, steps
+
+    def _steps(self, config: list[Any], folder: Path) -> list[SetupStep]:
+        """Setup or postconfig steps: scripts and commands to run, GUI steps kept as no-ops."""
+        steps = []
+        for step in _step_list(config):
+            kind, params = str(step.get("type")), step.get("parameters", {}) or {}
+            if kind == "script_and_execute":
+                script = self._source(str(params.get("src", "")), folder)
+                if need := limits.script_need(script):
+                    raise Unsupported(need)
+                dest = in_home(str(params.get("dest") or f"{HOME}/{script.name}"))
+                steps.append(SetupStep(kind="command", args={"script": str(script), "dest": dest}))
+            elif kind in ("execute", "command"):
+                command = params.get("command", "")
+                text = " ".join(map(str, command)) if isinstance(command, list) else str(command)
+                if limits.GUI_COMMAND.search(text):
+                    steps.append(SetupStep(kind="open", args={"official": kind, "command": text}))
+                else:
+                    steps.append(SetupStep(kind="command", args={"argv": command}))
+            elif kind in limits.GUI_STEPS:
+                steps.append(SetupStep(kind="open", args={"official": kind, **params}))
+            else:
+                raise Unsupported(
+                    limits.setup_step_need(kind)
+                    or f"setup step '{kind}' needs an app or account this sandbox does not have"
+                )
+        return steps
+
+    def _source(self, official: str, folder: Path) -> Path:
+        """A file named in the JSON: under the suite folder by its official path, else beside the JSON."""
+        parts = PurePosixPath(official).parts
+        candidates = []
+        if "examples" in parts:
+            index = len(parts) - 1 - parts[::-1].index("examples")
+            candidates.append(self.root.joinpath(*parts[index + 1 :]))
+            candidates.append(folder.parent.parent.joinpath(*parts[index + 1 :]))
+        candidates += [folder / official, folder / PurePosixPath(official).name]
+        for candidate in candidates:
+            if official and candidate.is_file():
+                return candidate.resolve()
+        raise Unsupported(f"file {official!r} is not in the suite folder")
+
+    # ---- evaluator -----------------------------------------------------------------------------------
+
+    def _evaluator(self, raw: dict[str, Any], folder: Path, path: Path) -> _Evaluator:
+        funcs = raw.get("func")
+        many = isinstance(funcs, list)
+        funcs = funcs if many else [funcs]
+        results = _per_func(raw.get("result"), many, len(funcs))
+        expected = _per_func(raw.get("expected"), many, len(funcs))
+        options = _per_func(raw.get("options"), many, len(funcs))
+        out = _Evaluator()
+        for index, func in enumerate(funcs):
+            name = f"{SCORER_PREFIX}{func}"
+            if not isinstance(func, str) or name not in scorers:
+                raise Unsupported(f"evaluator function {func!r} is not available here")
+            spec_options = dict(options[index] or {})
+            spec_options["result"] = self._result(results[index], folder, out)
+            spec_options["expected"] = self._expected(expected[index], folder, out)
+            if func in limits.OUTPUT_FUNCS:
+                self._check_reproducible(out.gold, folder)
+            out.scorers.append(ScorerSpec(name=name, options=spec_options))
+        return out
+
+    def _result(self, raw: Any, folder: Path, out: _Evaluator) -> dict[str, Any]:
+        if not raw:
+            return {"kind": "none"}
+        kind = str(raw.get("type"))
+        if kind == "vm_file":
+            if not isinstance(raw.get("path"), str):
+                raise Unsupported("evaluator collects several files at once (vm_file with a list)")
+            return {"kind": "file", "path": in_home(raw["path"])}
+        if kind == "vm_script_output":
+            script = self._source(str(raw.get("src", "")), folder)
+            if need := limits.script_need(script):
+                raise Unsupported(need)
+            dest = in_home(str(raw.get("dest") or f"{HOME}/{script.name}"))
+            out.scripts.append({"source": str(script), "dest": dest})
+            return {"kind": "script_output", "path": dest}
+        if kind == "local_file":
+            return {"kind": "gold", "path": self._gold(raw, folder, out)}
+        raise Unsupported(
+            f"evaluator reads '{kind}' (a browser, GUI or cloud state this sandbox does not have)"
+        )
+
+    def _expected(self, raw: Any, folder: Path, out: _Evaluator) -> dict[str, Any]:
+        if not raw:
+            return {"kind": "none"}
+        kind = str(raw.get("type"))
+        if kind == "local_file":
+            return {"kind": "gold", "path": self._gold(raw, folder, out)}
+        if kind == "rule":
+            return {"kind": "rule", "value": raw.get("rules")}
+        raise Unsupported(f"expected value of type '{kind}' needs a browser, GUI or cloud state")
+
+    def _gold(self, raw: dict[str, Any], folder: Path, out: _Evaluator) -> str:
+        source = self._source(str(raw.get("path", "")), folder)
+        name = (
+            source.relative_to(folder.resolve()).as_posix()
+            if source.is_relative_to(folder.resolve())
+            else source.name
+        )
+        if all(gold.name != name for gold in out.gold):
+            out.gold.append(GoldFile(name=name, source=source))
+        return name
+
+    def _check_reproducible(self, gold: list[GoldFile], folder: Path) -> None:
+        """Outputs compared with a gold notebook must be reproducible offline with what is installed."""
+        for item in gold:
+            if item.source.suffix == ".ipynb":
+                need = limits.executed_code_need(limits.notebook_code(item.source), f"notebook {item.name}")
+                if need:
+                    raise Unsupported(need)
+
+
+def in_home(path: str) -> str:
+    """A path of the official VM as a path relative to the task's home (the sandbox workspace)."""
+    clean = path.replace("~/", f"{HOME}/", 1) if path.startswith("~/") else path
+    if not clean.startswith(f"{HOME}/"):
+        raise Unsupported(f"uses {path!r}, outside the home folder {HOME}")
+    return clean.removeprefix(f"{HOME}/")
+
+
+def _step_list(config: Any) -> list[dict[str, Any]]:
+    return [step for step in config or [] if isinstance(step, dict)]
+
+
+def _per_func(value: Any, many: bool, count: int) -> list[Any]:
+    if not many:
+        return [value]
+    if value is None:
+        return [None] * count
+    if not isinstance(value, list) or len(value) != count:
+        raise Unsupported("evaluator lists do not match its functions")
+    return value
+
+
+def _conjunction(raw: Any, path: Path) -> Conjunction:
+    """Spider2-V's `and`: 0 as soon as one function gives 0, else the mean; `or`: the best value."""
+    if raw == "and":
+        return Conjunction.all_mean
+    if raw == "or":
+        return Conjunction.max
+    raise UserError(f"{path}: evaluator.conj must be 'and' or 'or', not {raw!r}")
+
+
+def _official(raw: dict[str, Any]) -> dict[str, Any]:
+    """Fields of the official task kept as they are (for readers of the task)."""
+    return {key: raw.get(key) for key in ("counterpart", "source", "snapshot", "action_number")}
+
+
+def _category(tags: list[str]) -> str | None:
+    rest = [tag for tag in tags if tag not in INTERFACE_TAGS | INSTRUCTION_TAGS | OTHER_TAGS]
+    return rest[0] if rest else None
+
+
+def _level(actions: Any) -> str | None:
+    """The paper's difficulty by the verbose instruction's number of actions: <=5, 6-15, >15."""
+    if not isinstance(actions, int):
+        return None
+    return "easy" if actions <= 5 else "medium" if actions <= 15 else "hard"
+
+
+def _reference(folder: Path) -> ReferenceSolution | None:
+    for name, language in (("solution.sh", "bash"), ("solution.py", "python")):
+        if (folder / name).is_file():
+            return ReferenceSolution(language=language, code=(folder / name).read_text(encoding="utf-8"))
+    return None

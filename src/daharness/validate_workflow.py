@@ -1,0 +1,122 @@
+"""`daharness validate` for workflow (Spider2-V) suites.
+
+For every supported task: the untouched state after setup must score 0 (no task passes without work);
+where the expected result is one file compared by one function (a `*_gt*.xlsx`, a gold CSV, a gold
+DuckDB checked by `check_local_database` alone), that file put at the result path must score 1; and a
+task with a reference solution must score 1 with it. Unsupported tasks are listed with their reason.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from daharness.agents.reference import ReferenceAgent
+from daharness.core.backend import SandboxBackend, Snapshot
+from daharness.core.limits import Limits
+from daharness.core.runlog import ScoringSettings
+from daharness.core.submission import Submission
+from daharness.core.task import Task
+from daharness.runs.pipeline import SandboxSettings, solve_and_collect
+from daharness.sandbox.workspace import folder_snapshot
+from daharness.scoring import score_submission
+
+
+class IdleAgent:
+    """Does nothing: what the untouched task state scores."""
+
+    name = "idle"
+
+    def describe(self) -> dict[str, Any]:
+        return {"name": self.name}
+
+    def solve(self, task: Task, sandbox: SandboxBackend) -> Submission:
+        return Submission(stop_reason="idle")
+
+
+@dataclass
+class WorkflowValidation:
+    task_id: str
+    supported: bool = True
+    reason: str = ""
+    initial: float | None = None
+    gold: float | None = None
+    reference: float | None = None
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+    def as_json(self) -> dict[str, Any]:
+        found: dict[str, Any] = {
+            "supported": self.supported, "reason": self.reason, "initial": self.initial, "gold": self.gold,
+        }  # fmt: skip
+        if self.reference is not None:
+            found["reference"] = self.reference
+        if self.problems:
+            found["problems"] = self.problems
+        return found
+
+
+def validate_workflow_task(
+    task: Task, *, scoring: ScoringSettings, limits: Limits | None = None
+) -> WorkflowValidation:
+    result = WorkflowValidation(task.id)
+    sandbox = SandboxSettings(limits=limits or Limits())
+    snapshot = None
+    try:
+        submission, snapshot = solve_and_collect(task, IdleAgent(), sandbox)
+        initial = score_submission(task, submission, snapshot, scoring)
+        result.initial = initial.value
+        if initial.value > 0:
+            result.problems.append(f"the untouched state scores {initial.value:.3f}: {initial.explanation}")
+        if (target := single_gold_target(task)) is not None:
+            result.gold = _score_with_gold(task, submission, snapshot, target, scoring)
+            if result.gold < 1.0:
+                result.problems.append(f"the gold file at {target[0]} scores {result.gold:.3f}")
+        if task.reference is not None:
+            result.reference = _reference_score(task, sandbox, scoring)
+            if result.reference < 1.0:
+                result.problems.append(f"the reference solution scores {result.reference:.3f}")
+    except Exception as exc:  # a broken task is a finding, not a crash of the command
+        result.problems.append(f"{type(exc).__name__}: {exc}")
+    finally:
+        if snapshot is not None:
+            shutil.rmtree(snapshot.root.parent, ignore_errors=True)
+    return result
+
+
+def single_gold_target(task: Task) -> tuple[str, str] | None:
+    """(result path, gold name) when the task is one function comparing one file with one gold file."""
+    if len(task.scorers) != 1:
+        return None
+    options = task.scorers[0].options
+    result, expected = options.get("result", {}), options.get("expected", {})
+    if result.get("kind") == "file" and expected.get("kind") == "gold":
+        return str(result["path"]), str(expected["path"])
+    return None
+
+
+def _score_with_gold(
+    task: Task, submission: Submission, snapshot: Snapshot, target: tuple[str, str], scoring: ScoringSettings
+) -> float:
+    path, gold_name = target
+    gold = next(g.source for g in task.gold.files if g.name == gold_name)
+    with tempfile.TemporaryDirectory() as scratch:
+        copy = Path(scratch) / "files"
+        shutil.copytree(snapshot.root, copy)
+        (copy / path).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(gold, copy / path)
+        return score_submission(task, submission, folder_snapshot(copy), scoring).value
+
+
+def _reference_score(task: Task, sandbox: SandboxSettings, scoring: ScoringSettings) -> float:
+    submission, snapshot = solve_and_collect(task, ReferenceAgent(), sandbox)
+    try:
+        return score_submission(task, submission, snapshot, scoring).value
+    finally:
+        shutil.rmtree(snapshot.root.parent, ignore_errors=True)

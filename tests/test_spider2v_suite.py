@@ -1,0 +1,148 @@
+"""The spider2v suite format on the 40 shared official tasks and on folders made here."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from daharness.core.errors import UserError
+from daharness.suites import load_suite
+
+SHARED = Path(os.environ.get("DAHARNESS_SHARED") or Path(__file__).parents[2] / "shared") / "spider2v-public"
+needs_shared = pytest.mark.skipif(
+    not SHARED.is_dir(), reason="the shared Spider2-V tasks (../shared/spider2v-public) are not here"
+)
+DBT_TASK = "8ff98608-8e0e-526e-9413-d744554ba708"
+
+
+@needs_shared
+def test_official_tasks_load_or_say_why_not() -> None:
+    suite = load_suite(f"spider2v:{SHARED}")
+    assert len(suite.tasks) + len(suite.unsupported) == 40
+    assert len(suite.unsupported) <= 4
+    assert all(reason for reason in suite.unsupported.values())
+    assert "moves the system clock" in suite.unsupported["4b7c0a4c-0a3d-450d-878f-61d517ef66f5"]
+    assert "reads from the internet" in suite.unsupported["20030405-417c-425b-ab3f-6506b265ec85"]
+    task = next(t for t in suite.tasks if t.id == DBT_TASK)
+    assert task.workdir == "/home/user"
+    assert [f.path for f in task.files] == ["jaffle_shop.zip"]
+    assert [s.args["dest"] for s in task.setup] == ["init.sh"]
+    assert [s.name for s in task.scorers] == [
+        "spider2v.check_include_exclude",
+        "spider2v.check_local_database",
+    ]
+    assert task.conjunction.value == "all_mean"
+    assert task.metadata.category == "data_transformation" and task.metadata.subcategory == "dbt"
+    assert {"cli", "abstract", "app:dbt", "app:duckdb"} <= set(task.metadata.tags)
+    assert task.gold.data["scripts"][0]["dest"] == "eval.sh"
+    # a script named by another task's folder that is not shared is found beside the task
+    tensor = next(t for t in suite.tasks if t.id == "1f16fbd5-cdf3-4cb2-b02b-9c31f11cc77d")
+    (script,) = [step.args["script"] for step in tensor.setup if "script" in step.args]
+    assert Path(script).parent.name == "1f16fbd5-cdf3-4cb2-b02b-9c31f11cc77d"
+
+
+@needs_shared
+def test_verbose_instruction_and_retrieved_documents() -> None:
+    plain = {t.id: t for t in load_suite(f"spider2v:{SHARED}").tasks}[DBT_TASK]
+    verbose = {t.id: t for t in load_suite(f"spider2v:{SHARED}", instruction="verbose").tasks}[DBT_TASK]
+    rag = {t.id: t for t in load_suite(f"spider2v:{SHARED}", rag=True).tasks}[DBT_TASK]
+    assert "step-by-step tutorial" not in plain.instruction
+    assert "Run ``dbt seed``" in verbose.instruction and "verbose" in verbose.metadata.tags
+    assert "abstract" not in verbose.metadata.tags
+    assert "Documentation Source:" in rag.instruction and rag.instruction.startswith(plain.instruction)
+    with pytest.raises(UserError, match="--instruction"):
+        load_suite(f"spider2v:{SHARED}", instruction="chatty")
+
+
+def _task_folder(root: Path, task_id: str, **changes: object) -> Path:
+    folder = root / "examples" / "dbt" / task_id
+    folder.mkdir(parents=True)
+    (folder / "data.csv").write_text("a\n1\n")
+    (folder / "eval.sh").write_text("#!/bin/bash\necho ok\n")
+    raw = {
+        "id": task_id, "snapshot": "dbt", "instruction": "do it", "related_apps": ["dbt"], "tags": ["cli", "abstract"],
+        "config": [{"type": "copyfile_from_host_to_guest", "parameters": {
+            "src": f"evaluation_examples/examples/dbt/{task_id}/data.csv", "dest": "/home/user/data.csv"}}],
+        "evaluator": {"func": "check_include_exclude", "result": {"type": "vm_script_output",
+                      "src": f"evaluation_examples/examples/dbt/{task_id}/eval.sh", "dest": "/home/user/eval.sh"},
+                      "expected": {"type": "rule", "rules": {"include": ["ok"]}}},
+        **changes,
+    }  # fmt: skip
+    (folder / f"{task_id}.json").write_text(json.dumps(raw))
+    return folder
+
+
+def test_what_cannot_run_here_is_listed_with_its_reason(tmp_path: Path) -> None:
+    _task_folder(tmp_path, "fine")
+    _task_folder(tmp_path, "cloud", config=[{"type": "bigquery_init", "parameters": {}}])
+    _task_folder(
+        tmp_path,
+        "browser",
+        evaluator={"func": "check_include_exclude", "result": {"type": "active_url_from_accessTree"}},
+    )
+    _task_folder(
+        tmp_path,
+        "unknown-func",
+        evaluator={"func": "compare_pptx_files", "result": {"type": "vm_file", "path": "/home/user/a"}},
+    )
+    _task_folder(
+        tmp_path,
+        "bad-option",
+        evaluator={
+            "func": "compare_csv",
+            "result": {"type": "vm_file", "path": "/home/user/a.csv"},
+            "expected": {"type": "rule", "rules": {}},
+            "options": {"fuzzy": True},
+        },
+    )
+    _task_folder(tmp_path, "outside", config=[{"type": "copyfile_from_host_to_guest", "parameters": {
+        "src": "evaluation_examples/examples/dbt/outside/data.csv", "dest": "/opt/data.csv"}}])  # fmt: skip
+    suite = load_suite(f"spider2v:{tmp_path}")
+    assert [t.id for t in suite.tasks] == ["fine"]
+    assert "bigquery_init" in suite.unsupported["cloud"]
+    assert "active_url_from_accessTree" in suite.unsupported["browser"]
+    assert "compare_pptx_files" in suite.unsupported["unknown-func"]
+    assert "fuzzy" in suite.unsupported["bad-option"]
+    assert "/opt/data.csv" in suite.unsupported["outside"]
+
+
+def test_bad_files_are_one_line_errors(tmp_path: Path) -> None:
+    _task_folder(
+        tmp_path,
+        "x",
+        evaluator={"func": ["check_include_exclude"] * 2, "conj": "xor", "result": [None, None]},
+    )
+    with pytest.raises(UserError, match="conj"):
+        load_suite(f"spider2v:{tmp_path}")
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    with pytest.raises(UserError, match="no Spider2-V task"):
+        load_suite(f"spider2v:{empty}")
+
+
+@needs_shared
+def test_suites_check_prints_the_unsupported_table(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "daharness", "suites", "check", f"spider2v:{SHARED}"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "COLUMNS": "200"},
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "unsupported tasks" in done.stdout and "moves the system clock" in done.stdout
+    assert "36 supported, 4 unsupported" in done.stdout
+
+
+def test_builtin_workflow_suite_has_references_and_every_app() -> None:
+    suite = load_suite("workflow")
+    assert len(suite.tasks) >= 20 and not suite.unsupported
+    assert all(task.reference is not None for task in suite.tasks)
+    assert {task.metadata.subcategory for task in suite.tasks} == {"excel", "dbt", "jupyter"}
+    assert shutil.which("dbt") or Path(sys.executable).with_name("dbt").exists()

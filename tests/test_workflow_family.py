@@ -1,0 +1,101 @@
+"""The workflow family in real sandboxes: the home folder, the stand-in commands, setup and check scripts,
+validation of a task, and the report's figures."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from daharness.agents.reference import ReferenceAgent
+from daharness.core.record import SampleRecord
+from daharness.core.runlog import ScoringSettings
+from daharness.core.score import Score
+from daharness.core.task import ReferenceSolution, Task
+from daharness.families.workflow import workflow_figures
+from daharness.runs.pipeline import SandboxSettings, solve_and_collect, started
+from daharness.scoring import score_submission
+from daharness.suites import load_suite
+from daharness.validate_workflow import validate_workflow_task
+
+WORKFLOW = {task.id: task for task in load_suite("workflow").tasks}
+
+
+def _solve(task: Task) -> Score:
+    submission, snapshot = solve_and_collect(task, ReferenceAgent(), SandboxSettings())
+    try:
+        return score_submission(task, submission, snapshot, ScoringSettings())
+    finally:
+        import shutil
+
+        shutil.rmtree(snapshot.root.parent, ignore_errors=True)
+
+
+def test_the_sandbox_is_the_home_with_stand_ins_for_desktop_commands() -> None:
+    task = WORKFLOW["nb-register-kernel"]
+    with started(task, SandboxSettings()) as box:
+        seen = box.bash(
+            "echo $HOME; pwd; conda activate dbt && echo activated; gnome-terminal --maximize && code . && echo gui; "
+            "echo password | sudo -S id -u; conda install x || echo refused; which dbt jupyter | wc -l"
+        )
+    lines = seen.stdout.split()
+    assert lines[:4] == ["/home/user", "/home/user", "activated", "gui"]
+    assert lines[4].isdigit() and lines[5] == "refused" and lines[6] == "2"
+
+
+@pytest.mark.parametrize(
+    "task_id", ["dbt-longley-fix-model", "xlsx-msft-yearly-chart", "nb-wine-decision-tree"]
+)
+def test_a_task_of_each_application_validates(task_id: str) -> None:
+    result = validate_workflow_task(WORKFLOW[task_id], scoring=ScoringSettings())
+    assert result.problems == []
+    assert result.initial == 0.0 and result.reference == 1.0
+    assert result.gold == (None if task_id.startswith("dbt") else 1.0)
+
+
+def test_nothing_the_agent_leaves_running_can_touch_the_check(tmp_path: Path) -> None:
+    """A background process that would rewrite the check script is stopped before the script is copied in."""
+    task = WORKFLOW["nb-register-kernel"]
+    cheat = (
+        "nohup bash -c 'while true; do [ -f eval.sh ] && echo \"echo analysis python3\" > eval.sh; done' "
+        ">/dev/null 2>&1 &\necho started"
+    )
+    score = _solve(task.model_copy(update={"reference": ReferenceSolution(language="bash", code=cheat)}))
+    assert score.value == 0.0 and "missing ['analysis']" in score.explanation
+    assert _solve(task).value == 1.0
+
+
+def test_figures_by_application_category_interface_and_instruction() -> None:
+    def record(task_id: str, value: float, tags: list[str], category: str) -> SampleRecord:
+        return SampleRecord(id=task_id, status="scored", agent="a", family="workflow", score=Score(value=value),
+                            tags=tags, category=category, level="easy", started_at="", duration_s=0.0)  # fmt: skip
+
+    figures = workflow_figures([
+        record("a", 1.0, ["cli", "abstract", "app:dbt", "app:duckdb"], "data_transformation"),
+        record("b", 0.0, ["cli", "verbose", "app:dbt"], "data_transformation"),
+        record("c", 0.5, ["cli+gui", "abstract", "app:excel"], "traditional_data_processing"),
+    ])  # fmt: skip
+    assert figures is not None
+    assert figures["success_rate"] == pytest.approx(1 / 3, abs=1e-4) and figures["mean_score"] == 0.5
+    assert figures["by_app"]["dbt"] == {"samples": 2, "success_rate": 0.5}
+    assert figures["by_app"]["excel"]["success_rate"] == 0.0
+    assert figures["by_interface"]["cli"]["samples"] == 2
+    assert figures["by_instruction"]["verbose"]["success_rate"] == 0.0
+    assert json.dumps(figures)  # report.json material
+
+
+def test_the_builtin_suite_scores_100_percent_with_its_references(tmp_path: Path) -> None:
+    from daharness.agents import make_agent
+    from daharness.report.build import build_report
+    from daharness.runs.rundir import RunDir
+    from daharness.runs.runner import run_suite
+
+    outcome = run_suite(load_suite("workflow"), make_agent("reference"), tmp_path / "run", concurrency=2)
+    assert outcome.errors == 0
+    report = build_report(RunDir.open_for_reading(tmp_path / "run"))
+    assert report["counts"]["samples"] == len(WORKFLOW) and report["mean_score"] == 1.0
+    figures = report["families"]["workflow"]
+    assert figures["success_rate"] == 1.0
+    assert set(figures["by_app"]) >= {"excel", "dbt", "duckdb", "jupyter"}
+    assert set(figures["by_interface"]) == {"cli", "gui", "cli+gui"}
