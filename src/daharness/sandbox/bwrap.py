@@ -163,6 +163,8 @@ def bwrap_prefix() -> list[str]:
 def mounted_roots() -> list[Path]:
     """Every host folder the sandbox mounts (read-only), where hidden entries are looked for."""
     return [*map(Path, _SYSTEM_DIRS), *python_roots()]
+
+
 def sandbox_path() -> str:
     return f"{Path(sys.executable).parent}:/usr/local/bin:/usr/bin:/bin"
 
