@@ -25,8 +25,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from daharness.core.limits import Limits
 from daharness.core.task import Family, Task, WorkspaceFile
-from daharness.sandbox import Limits, Sandbox, Workspace
+from daharness.sandbox import BwrapSandbox
 
 STEPS = [
     "df = pd.read_csv('sales.csv')",
@@ -60,15 +61,13 @@ def make_data(folder: Path, rows: int = 300_000) -> Task:
 
 
 def warm_step_latency(task: Task, repeats: int = 300) -> float:
-    workspace = Workspace.create(task)
-    with Sandbox(workspace, Limits()) as box:
+    with BwrapSandbox(task, Limits()) as box:
         box.python("x = 0")
         times = []
         for _ in range(repeats):
             started = time.perf_counter()
             box.python("x = x + 1")
             times.append(time.perf_counter() - started)
-    workspace.remove()
     return statistics.median(times) * 1000
 
 
@@ -76,23 +75,19 @@ def start_with_pandas(task: Task, repeats: int = 7) -> float:
     times = []
     for _ in range(repeats):
         started = time.perf_counter()
-        workspace = Workspace.create(task)
-        with Sandbox(workspace, Limits()) as box:
+        with BwrapSandbox(task, Limits()) as box:
             assert box.python("import pandas as pd").ok
             times.append(time.perf_counter() - started)
-        workspace.remove()
     return statistics.median(times)
 
 
 def ten_steps_warm(task: Task) -> float:
-    workspace = Workspace.create(task)
     started = time.perf_counter()
-    with Sandbox(workspace, Limits()) as box:
+    with BwrapSandbox(task, Limits()) as box:
         box.python("import pandas as pd")
         for step in STEPS:
             assert box.python(step).ok, step
     elapsed = time.perf_counter() - started
-    workspace.remove()
     return elapsed
 
 
@@ -139,14 +134,13 @@ def memory_available_mb() -> float:
 
 def capacity(task: Task, count: int) -> None:
     before = memory_available_mb()
-    boxes: list[tuple[Workspace, Sandbox]] = []
+    boxes: list[BwrapSandbox] = []
     started = time.perf_counter()
     try:
         for index in range(count):
-            workspace = Workspace.create(task)
-            box = Sandbox(workspace, Limits())
+            box = BwrapSandbox(task, Limits())
             box.start()
-            boxes.append((workspace, box))
+            boxes.append(box)
             result = box.python("import pandas as pd\ndf = pd.read_csv('sales.csv')\nprint(len(df))")
             if not result.ok:
                 print(f"  sandbox {index + 1} failed: {result.error}")
@@ -160,12 +154,11 @@ def capacity(task: Task, count: int) -> None:
         print(f"{len(boxes)} sandboxes at once in {time.perf_counter() - started:.1f} s, {used:,.0f} MB used; "
               f"{used / len(boxes):.0f} MB each -> about {int(before / (used / len(boxes)))} would fit in the "
               f"{before:,.0f} MB that were available")  # fmt: skip
-        alive = sum(box.python("print(len(df))").stdout.strip() == "300000" for _, box in boxes)
+        alive = sum(box.python("print(len(df))").stdout.strip() == "300000" for box in boxes)
         print(f"all still answering: {alive} of {len(boxes)}")
     finally:
-        for workspace, box in boxes:
+        for box in boxes:
             box.close()
-            workspace.remove()
 
 
 def main() -> None:

@@ -40,7 +40,24 @@ class Drop:
     """Close the connection without any response."""
 
 
-Behaviour = Reply | Fail | Drop
+@dataclass
+class Raw:
+    """Answer with this status and body as they are (an HTML page from a proxy, JSON without choices)."""
+
+    body: str
+    status: int = 200
+    content_type: str = "text/html"
+
+
+@dataclass
+class Trickle:
+    """Send the headers of a valid reply, then its body one byte every `interval_s` seconds."""
+
+    text: str = "slow"
+    interval_s: float = 0.3
+
+
+Behaviour = Reply | Fail | Drop | Raw | Trickle
 
 _ERROR_TYPES = {
     400: "invalid_request_error",
@@ -105,6 +122,17 @@ class _Handler(BaseHTTPRequestHandler):
             self.close_connection = True
             self.connection.shutdown(socket.SHUT_RDWR)
             return
+        if isinstance(behaviour, Raw):
+            data = behaviour.body.encode()
+            self.send_response(behaviour.status)
+            self.send_header("Content-Type", behaviour.content_type)
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+            return
+        if isinstance(behaviour, Trickle):
+            self._trickle(json.dumps(fake._completion(request, Reply(behaviour.text))).encode(), behaviour)
+            return
         if isinstance(behaviour, Fail):
             headers = (
                 {"Retry-After": f"{behaviour.retry_after:g}"} if behaviour.retry_after is not None else None
@@ -120,6 +148,21 @@ class _Handler(BaseHTTPRequestHandler):
         if behaviour.delay_s:
             time.sleep(behaviour.delay_s)
         self._send_json(200, fake._completion(request, behaviour))
+
+    def _trickle(self, data: bytes, behaviour: Trickle) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.flush()
+        for index in range(len(data)):
+            if self.server.fake.stopping.wait(behaviour.interval_s):
+                return
+            try:
+                self.wfile.write(data[index : index + 1])
+                self.wfile.flush()
+            except OSError:  # the client gave up and closed the connection
+                return
 
 
 class _Server(ThreadingHTTPServer):
@@ -140,6 +183,7 @@ class FakeOpenAI:
         self._server: _Server | None = None
         self._thread: threading.Thread | None = None
         self._counter = 0
+        self.stopping = threading.Event()  # ends trickling replies when the server stops
 
     @property
     def base_url(self) -> str:
@@ -200,6 +244,7 @@ class FakeOpenAI:
 
     def __exit__(self, *exc: object) -> None:
         assert self._server is not None and self._thread is not None
+        self.stopping.set()
         self._server.shutdown()
         self._server.server_close()
         self._thread.join(timeout=5)

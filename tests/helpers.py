@@ -81,10 +81,44 @@ def replay(
     return out
 
 
-def records_of(run: Path) -> dict:  # type: ignore[type-arg]
+def latest_records(run: Path) -> dict:  # type: ignore[type-arg]
+    """The run's latest record of each sample, by id (SampleRecord objects)."""
     from daharness.runs.rundir import RunDir
 
     return RunDir.open_for_reading(run).latest_records()
+
+
+def dabench_suite(root: Path, solutions: list[str], answer: str = "@n[1]") -> str:
+    """A DABench-style suite in `root` whose reference solutions are `solutions` (Python run in the
+    sandbox, hostile as they like), each followed by printing `answer`; returns its --suite spec."""
+    import json
+
+    (root / "tables").mkdir(parents=True)
+    (root / "solutions").mkdir()
+    (root / "tables" / "points.csv").write_text("x,y\n1,2\n3,4\n")
+    questions, labels = [], []
+    for number, code in enumerate(solutions, start=1):
+        questions.append(
+            {"id": number, "question": f"question {number}", "concepts": ["Summary Statistics"],
+             "constraints": "", "format": "@n[n]", "file_name": "points.csv", "level": "easy"}
+        )  # fmt: skip
+        labels.append({"id": number, "common_answers": [["n", "1"]]})
+        (root / "solutions" / f"{number}.py").write_text(f"{code}\nprint({answer!r})\n")
+    for name, rows in (("questions", questions), ("labels", labels)):
+        (root / f"{name}.jsonl").write_text("".join(json.dumps(row) + "\n" for row in rows))
+    return f"dabench:{root / 'questions.jsonl'}"
+
+
+def cli(*args: str) -> list[str]:
+    import sys
+
+    return [sys.executable, "-m", "daharness", *args]
+
+
+def records_of(run_dir: Path) -> list[dict]:
+    import json
+
+    return [json.loads(line) for line in (run_dir / "samples.jsonl").read_text().splitlines()]
 
 
 def shared_folder() -> Path:

@@ -11,7 +11,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-from fake_openai import Drop, Fail, FakeOpenAI, Reply
+from fake_openai import Drop, Fail, FakeOpenAI, Raw, Reply, Trickle
 
 from daharness.core.errors import UserError
 from daharness.models import (
@@ -61,13 +61,75 @@ def test_reply_with_usage_and_cost(server: FakeOpenAI) -> None:
     total = client.usage
     assert total.calls == 2 and total.prompt_tokens == 1000 + len(MESSAGES[0]["content"]) // 4
     assert total.to_dict() == {"prompt_tokens": total.prompt_tokens, "completion_tokens": 500,
-                               "cost_usd": total.cost_usd, "calls": 2}  # fmt: skip
+                               "cost_usd": total.cost_usd, "calls": 2, "retries": 0}  # fmt: skip
 
 
-def test_missing_usage_and_null_content(server: FakeOpenAI) -> None:
-    server.script([Reply(None, usage=False)])
+def test_missing_usage(server: FakeOpenAI) -> None:
+    server.script([Reply("", usage=False)])
     done = _client(server, input_price_per_mtok=5.0).complete(MESSAGES)
     assert done.text == "" and done.usage == Usage(0, 0, 0.0, 1)
+
+
+_EMPTY_CHOICES = '{"id": "x", "object": "chat.completion", "choices": []}'
+
+
+@pytest.mark.parametrize(
+    ("malformed", "reason"),
+    [
+        (Raw("<html><body>502 Bad Gateway</body></html>"), "the reply is not JSON (text/html: '<html>"),
+        (Raw(_EMPTY_CHOICES, content_type="application/json"), "the reply has no choices"),
+        (Reply(None), "the reply's message has no text (content is null)"),
+    ],
+    ids=["html", "empty-choices", "null-content"],
+)
+def test_malformed_replies_are_retried_then_reported_as_outages(
+    server: FakeOpenAI, malformed: object, reason: str
+) -> None:
+    server.script([malformed, Reply("fine")])
+    done = _client(server, max_retries=2).complete(MESSAGES)
+    assert done.text == "fine" and done.usage.retries == 1 and len(server.requests) == 2
+    server.script([malformed] * 3)
+    with pytest.raises(ModelUnavailableError) as caught:
+        _client(server, max_retries=2).complete(MESSAGES)
+    assert f"malformed reply: {reason}" in str(caught.value) and "still after 2 retries" in str(caught.value)
+    assert len(server.requests) == 5
+
+
+def test_null_content_after_running_out_of_tokens_is_an_empty_answer() -> None:
+    body = '{"choices": [{"message": {"content": null}, "finish_reason": "length"}]}'
+    assert client_module.parse_reply(body).text == ""
+    with pytest.raises(client_module.MalformedReply, match="JSON list"):
+        client_module.parse_reply("[1, 2]")
+
+
+def test_a_trickling_reply_is_cut_at_the_total_deadline(server: FakeOpenAI) -> None:
+    # headers at once, then one byte every 0.3 s: each read is quick, the whole body would take ~60 s
+    server.script([Trickle(interval_s=0.3), Trickle(interval_s=0.3)])
+    with pytest.raises(ModelUnavailableError, match=r"no complete reply within 1 s, still after 1 retries"):
+        _client(server, timeout_s=1.0, max_retries=1).complete(MESSAGES)
+    assert len(server.requests) == 2
+
+
+def test_the_callers_deadline_bounds_the_call_and_its_retries(server: FakeOpenAI) -> None:
+    server.script([Fail(500), Reply("late", delay_s=30)])
+    with pytest.raises(ModelUnavailableError, match="the sample's time ran out after: no complete reply"):
+        _client(server, max_retries=5).complete(MESSAGES, deadline=time.monotonic() + 1.0)
+    assert len(server.requests) == 2
+
+
+def test_the_run_retry_budget_is_shared_by_every_call(
+    server: FakeOpenAI, caplog: pytest.LogCaptureFixture
+) -> None:
+    server.script([Fail(500)] * 10)
+    client = _client(server, max_retries=5, max_run_retries=2)
+    used_up = pytest.raises(ModelUnavailableError, match="the run's budget of 2 retries is used up")
+    with caplog.at_level(logging.WARNING, logger="daharness.models"), used_up:
+        client.complete(MESSAGES)
+    assert len(server.requests) == 3 and client.run_retries_left == 0
+    assert "(1 retries left for the run)" in caplog.records[0].getMessage()
+    with pytest.raises(ModelUnavailableError, match="still after 0 retries"):
+        client.complete([{"role": "user", "content": "another question"}])
+    assert len(server.requests) == 4  # no retry left: one attempt only
 
 
 @pytest.mark.parametrize("failure", [Fail(429, retry_after=0), Fail(500), Fail(503), Drop()], ids=repr)
@@ -253,5 +315,5 @@ def test_bad_model_files(tmp_path: Path, text: str, words: str) -> None:
 
 
 def test_fake_server_lists_models(server: FakeOpenAI) -> None:
-    listed = _client(server)._sdk.models.list()
+    listed = _client(server)._take_sdk().models.list()
     assert [m.id for m in listed.data] == ["fake-model"]

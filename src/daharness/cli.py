@@ -38,6 +38,11 @@ class WorkspaceMode(StrEnum):
     compat = "compat"
 
 
+class InteractiveMode(StrEnum):
+    corrected = "corrected"
+    official = "official"
+
+
 class InstructionKind(StrEnum):
     abstract = "abstract"
     verbose = "verbose"
@@ -77,6 +82,10 @@ ModeOption = Annotated[
 WorkspaceModeOption = Annotated[
     WorkspaceMode, typer.Option(help="Workspace (DA-Code) scoring: 'corrected' or 'compat' (official rules).")
 ]
+InteractiveModeOption = Annotated[
+    InteractiveMode,
+    typer.Option(help="Interactive (Tapilot-Crossing) scoring: 'corrected' or 'official' (released rules)."),
+]
 InstructionOption = Annotated[
     InstructionKind | None,
     typer.Option(help="spider2v: 'verbose' gives each task its step-by-step tutorial (default: as written)."),
@@ -91,10 +100,20 @@ def _main_options(debug: DebugOption = False) -> None:
     """Run, score and compare data-analysis agents."""
 
 
-def _scoring(mode: ClosedFormMode, workspace_mode: WorkspaceMode) -> Any:
+def _scoring(
+    mode: ClosedFormMode, workspace_mode: WorkspaceMode, interactive_mode: InteractiveMode | None = None
+) -> Any:
+    """The run's modes; the interactive group only when it applies (so runs made before it still resume)."""
     from daharness.core.runlog import ScoringSettings
 
-    return ScoringSettings(modes={"closed_form": mode.value, "workspace": workspace_mode.value})
+    modes = {"closed_form": mode.value, "workspace": workspace_mode.value}
+    if interactive_mode is not None:
+        modes["interactive"] = interactive_mode.value
+    return ScoringSettings(modes=modes)
+
+
+def _interactive(tasks: Any, mode: InteractiveMode) -> InteractiveMode | None:
+    return mode if any(task.family == "interactive" for task in tasks) else None
 
 
 @app.command()
@@ -125,6 +144,7 @@ def run(
     ] = None,
     mode: ModeOption = ClosedFormMode.normalized,
     workspace_mode: WorkspaceModeOption = WorkspaceMode.corrected,
+    interactive_mode: InteractiveModeOption = InteractiveMode.corrected,
     labels: LabelsOption = None,
     tables: TablesOption = None,
     sandbox: Annotated[
@@ -139,7 +159,24 @@ def run(
     sample_timeout: Annotated[
         float, typer.Option(min=1.0, help="Wall-time limit of all steps of a sample, seconds.")
     ] = 1800.0,
-    memory_mb: Annotated[int, typer.Option(min=64, help="Memory limit of each sandbox process, MB.")] = 4096,
+    memory_mb: Annotated[
+        int,
+        typer.Option(
+            min=512,
+            help="Memory of each sample's sandbox (tmpfs included) and of each of its processes, MB "
+            "(Python with pandas needs about 512).",
+        ),
+    ] = 4096,
+    cpus: Annotated[
+        float | None,
+        typer.Option(min=0.1, help="CPUs each sandbox may use at most (default: an equal share, no cap)."),
+    ] = None,
+    workspace_mb: Annotated[
+        int, typer.Option(min=1, help="MB the agent may add to its workspace (sparse files count in full).")
+    ] = 2048,
+    workspace_files: Annotated[
+        int, typer.Option(min=1, help="Files and folders the agent may add to its workspace.")
+    ] = 10_000,
     model: Annotated[
         str | None, typer.Option(help="Model id, or a name from --models-file.", rich_help_panel="Model")
     ] = None,
@@ -156,9 +193,9 @@ def run(
         Path | None,
         typer.Option(help="TOML file of named models (endpoint, sampling, prices).", rich_help_panel="Model"),
     ] = None,
-    temperature: Annotated[float | None, typer.Option(rich_help_panel="Model")] = None,
-    top_p: Annotated[float | None, typer.Option(rich_help_panel="Model")] = None,
-    max_tokens: Annotated[int | None, typer.Option(help="Per reply.", rich_help_panel="Model")] = None,
+    temperature: Annotated[float | None, typer.Option(min=0, max=2, rich_help_panel="Model")] = None,
+    top_p: Annotated[float | None, typer.Option(min=0, max=1, rich_help_panel="Model")] = None,
+    max_tokens: Annotated[int | None, typer.Option(min=1, help="Per reply.", rich_help_panel="Model")] = None,
     seed: Annotated[int | None, typer.Option(rich_help_panel="Model")] = None,
     cache: Annotated[
         CacheMode, typer.Option(help="Response cache: on, off or refresh.", rich_help_panel="Model")
@@ -201,6 +238,21 @@ def run(
     replay_from: Annotated[
         Path | None, typer.Option(help="replay: the run whose actions to repeat.", rich_help_panel="Agent")
     ] = None,
+    simulator_model: Annotated[
+        str | None,
+        typer.Option(
+            help="base/cot/react-mc/air: model of the user simulator that answers clarifying questions (default: "
+            "the task's scripted answer); same endpoint options.",
+            rich_help_panel="Agent",
+        ),
+    ] = None,
+    clarify: Annotated[
+        bool,
+        typer.Option(
+            help="base/cot/react-mc/air: the agent may ask the user one question before each code answer.",
+            rich_help_panel="Agent",
+        ),
+    ] = False,
     instruction: InstructionOption = None,
     rag: RagOption = False,
     backend: Annotated[
@@ -253,7 +305,10 @@ def run(
         raise UserError(f"--backend: unknown executor {backend!r}; known: {', '.join(executor_names())}")
     if sandbox == "unsafe-local":
         err.print(f"[bold red]{UNSAFE_WARNING}[/]")
-    limits = Limits(step_timeout_s=step_timeout, sample_timeout_s=sample_timeout, memory_mb=memory_mb)
+    limits = Limits(
+        step_timeout_s=step_timeout, sample_timeout_s=sample_timeout, memory_mb=memory_mb, cpus=cpus,
+        workspace_mb=workspace_mb, workspace_files=workspace_files,
+    )  # fmt: skip
     loaded = load_suite(suite, labels=labels, tables=tables, **_format_options(instruction, rag))
     _print_warnings(loaded.warnings())
     if loaded.unsupported:
@@ -272,11 +327,14 @@ def run(
         dabench_compat=dabench_compat,
         memory_window=memory_window,
         replay_from=replay_from,
+        simulator_model=resolve_model(simulator_model, **endpoint, overrides={}) if simulator_model else None,
+        clarify=clarify,
     )
     chosen_agent = make_agent(agent, options)
     try:
         outcome = run_suite(
-            loaded, chosen_agent, out_dir, scoring=_scoring(mode, workspace_mode), ids=_id_list(ids), limit=limit,
+            loaded, chosen_agent, out_dir, ids=_id_list(ids), limit=limit,
+            scoring=_scoring(mode, workspace_mode, _interactive(loaded.tasks, interactive_mode)),
             concurrency=concurrency,
             sandbox=SandboxSettings(sandbox, limits), console=err,
             executor=ExecutorSettings(backend, ray_address, ray_num_cpus, ray_memory_mb, ray_shared_files),
@@ -357,6 +415,7 @@ def rescore(
     out_dir: Annotated[Path, typer.Option("--out", "-o", help="The new run directory.")],
     mode: ModeOption = ClosedFormMode.normalized,
     workspace_mode: WorkspaceModeOption = WorkspaceMode.corrected,
+    interactive_mode: InteractiveModeOption = InteractiveMode.corrected,
     debug: DebugOption = False,
 ) -> None:
     """Score a finished run again from its saved answers and artifacts, into a new run directory."""
@@ -364,7 +423,8 @@ def rescore(
     from daharness.report.terminal import print_report
     from daharness.rescore import rescore_run
 
-    run = rescore_run(run_dir, out_dir, _scoring(mode, workspace_mode))
+    chosen = interactive_mode if interactive_mode != InteractiveMode.corrected else None
+    run = rescore_run(run_dir, out_dir, _scoring(mode, workspace_mode, chosen))
     print_report(out, write_report(run))
     out.print(f"run directory: {out_dir} (report.html, report.json)")
 
@@ -461,6 +521,7 @@ def validate(
     suite: SuiteOption = "workspace",
     mode: ModeOption = ClosedFormMode.normalized,
     workspace_mode: WorkspaceModeOption = WorkspaceMode.corrected,
+    interactive_mode: InteractiveModeOption = InteractiveMode.corrected,
     ids: Annotated[str | None, typer.Option(help="Comma-separated task ids to check.")] = None,
     concurrency: Annotated[
         int, typer.Option("--concurrency", "-j", min=1, help="Tasks checked at once.")
@@ -483,13 +544,14 @@ def validate(
     check_backend("bwrap")
     loaded = load_suite(suite)
     tasks = select_tasks(loaded.tasks, ids=_id_list(ids), limit=None)
-    scoring = _scoring(mode, workspace_mode)
+    scoring = _scoring(mode, workspace_mode, _interactive(tasks, interactive_mode))
     if tasks and all(task.family == "workflow" for task in tasks):
         _validate_workflow(loaded, tasks, scoring, concurrency, json_path)
         return
     with ThreadPoolExecutor(max_workers=concurrency) as pool:
         results = list(pool.map(lambda task: validate_task(task, scoring=scoring), tasks))
-    print_validation(out, loaded.name, workspace_mode.value, results)
+    shown = interactive_mode if _interactive(tasks, interactive_mode) else workspace_mode
+    print_validation(out, loaded.name, shown.value, results)
     if any(not result.ok for result in results):
         raise typer.Exit(1)
 
@@ -538,6 +600,36 @@ def schema(
 
     model = {"task": Task, "record": SampleRecord, "run": RunSpec, "trajectory": TrajectoryFile}[name.value]
     sys.stdout.write(json.dumps(model.model_json_schema(), indent=2) + "\n")
+
+
+@app.command()
+def doctor(
+    sandbox: Annotated[str, typer.Option(help="The sandbox backend to examine.")] = "bwrap",
+    json_output: Annotated[bool, typer.Option("--json", help="Print the findings as JSON.")] = False,
+    debug: DebugOption = False,
+) -> None:
+    """Say which isolation and limits this machine gives agent code (exit 1 if the sandbox cannot run)."""
+    import json
+
+    from daharness.core.limits import Limits
+    from daharness.core.registry import backends
+    from daharness.report.terminal import print_isolation
+    from daharness.sandbox import cgroups
+    from daharness.sandbox.isolation import describe_isolation
+    from daharness.sandbox.scratch import reap_stale
+
+    if sandbox not in backends:
+        raise UserError(f"--sandbox: no backend {sandbox!r} (known: {', '.join(backends)})")
+    reaped = reap_stale()
+    cgroups.remove_stale()
+    report = describe_isolation(sandbox, Limits())
+    report["stale_folders_removed"] = [str(path) for path in reaped]
+    if json_output:
+        sys.stdout.write(json.dumps(report, indent=2) + "\n")
+    else:
+        print_isolation(out, report)
+    if report.get("works") is False:
+        raise typer.Exit(1)
 
 
 @app.command()
@@ -607,11 +699,29 @@ def _print_warnings(warnings: list[str]) -> None:
         err.print(f"[yellow]warning[/]: {escape(warning)}")
 
 
+# typer's base of usage errors (from click, which newer typers vendor): found through a public subclass
+_UsageProblem = next(c for c in typer.BadParameter.__mro__ if c.__name__ == "ClickException")
+
+
 def main() -> None:
     try:
-        app()
+        code = app(standalone_mode=False)
     except UserError as exc:
         if _debug["on"]:
             traceback.print_exc()
-        err.print(f"[red]error[/]: {escape(str(exc))}", highlight=False, soft_wrap=True)
+        _error_line(str(exc))
         sys.exit(2)
+    except _UsageProblem as exc:  # a bad option or value: one line, like ours
+        if type(exc).__name__ == "NoArgsIsHelpError":
+            exc.show()
+        else:
+            _error_line(exc.format_message())
+        sys.exit(exc.exit_code)
+    except typer.Abort:
+        err.print("aborted")
+        sys.exit(1)
+    sys.exit(code if isinstance(code, int) else 0)
+
+
+def _error_line(message: str) -> None:
+    err.print(f"[red]error[/]: {escape(' '.join(message.split()))}", highlight=False, soft_wrap=True)

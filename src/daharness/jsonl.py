@@ -11,21 +11,31 @@ from daharness.core.errors import UserError, located
 
 
 def iter_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
-    """Yield (line number, object) for every non-blank line; a bad line is a UserError."""
+    """Yield (line number, object) for every non-blank line; a bad line is a UserError naming it (not
+    UTF-8, not JSON, nested too deeply, not an object)."""
     try:
-        handle = path.open(encoding="utf-8")
+        handle = path.open("rb")
     except FileNotFoundError:
         raise UserError(f"{path}: file not found") from None
     except OSError as exc:
         raise UserError(f"{path}: cannot read ({exc.strerror})") from None
     with handle:
-        for number, line in enumerate(handle, start=1):
+        for number, raw in enumerate(handle, start=1):
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                where = f"byte 0x{raw[exc.start]:02x} at column {exc.start + 1}"
+                raise located(path, f"not UTF-8 text ({where})", number) from None
+            if number == 1:
+                line = line.removeprefix("\ufeff")  # a byte-order mark some editors write
             if not line.strip():
                 continue
             try:
                 value = json.loads(line)
             except json.JSONDecodeError as exc:
                 raise located(path, f"not valid JSON ({exc.msg}, column {exc.colno})", number) from None
+            except RecursionError:
+                raise located(path, "JSON nested too deeply", number) from None
             if not isinstance(value, dict):
                 raise located(path, f"expected a JSON object, got {type(value).__name__}", number)
             yield number, value
@@ -39,17 +49,34 @@ def dumps_line(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str) + "\n"
 
 
-def read_json(path: Path) -> Any:
-    """One JSON document; a missing or malformed file is a UserError naming it (and the line)."""
+def read_text(path: Path) -> str:
+    """A UTF-8 text file; missing, unreadable or not UTF-8 is a UserError naming it (and the line)."""
     try:
-        text = path.read_text(encoding="utf-8")
+        return path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise UserError(f"{path}: file not found") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UserError(f"{path}: cannot read ({exc})") from None
+    except UnicodeDecodeError as exc:
+        line = text_line_of(path, exc.start)
+        raise located(path, f"not UTF-8 text (byte at offset {exc.start})", line) from None
+    except OSError as exc:
+        raise UserError(f"{path}: cannot read ({exc.strerror or exc})") from None
+
+
+def read_json(path: Path) -> Any:
+    """One JSON document; a missing or malformed file is a UserError naming it (and the line)."""
+    text = read_text(path)
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
         raise located(path, f"not valid JSON ({exc.msg})", exc.lineno) from None
     except RecursionError:
         raise UserError(f"{path}: JSON nested too deeply") from None
+
+
+def text_line_of(path: Path, offset: int) -> int | None:
+    """The line number of a byte offset of a file."""
+    try:
+        with path.open("rb") as handle:
+            return handle.read(offset).count(b"\n") + 1
+    except OSError:
+        return None

@@ -30,7 +30,9 @@ from daharness.tasks.dabench import load_dabench
 def read_responses(path: Path) -> dict[str, str]:
     """id -> response, keeping the first non-empty response per id, as the official script does."""
     found: dict[str, str] = {}
+    rows = 0
     for line, row in iter_jsonl(path):
+        rows += 1
         if "id" not in row:
             continue  # the official script ignores such lines too
         if "response" not in row:
@@ -40,6 +42,8 @@ def read_responses(path: Path) -> dict[str, str]:
             raise located(path, f"field 'response' must be a string, got {type(response).__name__}", line)
         if response and str(row["id"]) not in found:
             found[str(row["id"])] = response
+    if not rows:
+        raise UserError(f"{path}: holds no responses (the file is empty)")
     return found
 
 
@@ -168,6 +172,11 @@ def rescore_run(source: Path, out: Path, scoring: ScoringSettings) -> RunDir:
         spec.suite_spec["spec"], **{k: Path(v) for k, v in spec.suite_spec.get("options", {}).items()}
     )
     tasks = {task.id: task for task in suite.tasks}
+    if any(task.family == Family.interactive for task in tasks.values()):
+        raise UserError(
+            f"{source}: interactive answers are scored by running them again; use "
+            f"`daharness run --agent replay --replay-from {source}` with the scoring options you want"
+        )
     new_spec = spec.model_copy(update={"scoring": scoring})
     setattr(new_spec, "rescored_from", str(source.resolve()))  # noqa: B010  (an extra field of run.json)
     run = RunDir.open_for_writing(out, new_spec)

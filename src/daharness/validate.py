@@ -5,8 +5,10 @@ task's `threshold`). Then its outputs are damaged in ways a wrong agent would da
 a column dropped, numbers moved by 5%, the chart type or a label changed — and every damaged version
 must score below the reference. In corrected mode the outputs and the final answer also get the
 mutations of what an instruction may fix (case, whitespace, order, rounding; `instruction_mutations`):
-those the task's scorer options forbid must score lower, those they allow must keep the score. A task
-that fails a check is reported; the command exits non-zero if any does.
+those the task's scorer options forbid must score lower, those they allow must keep the score. A family
+may add damaged answers of its own (`FamilyBase.damaged`: a wrong letter, a dropped intent, the suite's
+decoy code...); such an answer must lower the score or, where the family reports one, the score's
+`accr` (Tapilot's AccR). A task that fails a check is reported; the command exits non-zero if any does.
 """
 
 from __future__ import annotations
@@ -27,10 +29,11 @@ from daharness.agents.reference import ReferenceAgent
 from daharness.core.backend import Snapshot
 from daharness.core.limits import Limits
 from daharness.core.runlog import ScoringSettings
+from daharness.core.score import Score
 from daharness.core.submission import Submission
 from daharness.core.task import Task
 from daharness.instruction_mutations import instruction_mutations
-from daharness.runs.pipeline import SandboxSettings, solve_and_collect
+from daharness.runs.pipeline import SandboxSettings, family_hooks, solve_and_collect, started
 from daharness.sandbox.workspace import folder_snapshot
 from daharness.scoring import score_submission
 
@@ -56,15 +59,19 @@ class TaskValidation:
 def validate_task(task: Task, *, scoring: ScoringSettings, limits: Limits | None = None) -> TaskValidation:
     result = TaskValidation(task.id, required=float(task.gold.data.get("threshold") or 1.0))
     snapshot = None
+    settings = SandboxSettings(limits=limits or Limits())
     try:
-        submission, snapshot = solve_and_collect(
-            task, ReferenceAgent(), SandboxSettings(limits=limits or Limits())
-        )
+        submission, snapshot = solve_and_collect(task, ReferenceAgent(), settings)
         score = score_submission(task, submission, snapshot, scoring)
         result.reference_score = score.value
         if score.value < result.required:
             result.problems.append(
                 f"reference scores {score.value:.3f} < {result.required:g}: {score.explanation}"
+            )
+            return result
+        if _accr(score) < result.required:
+            result.problems.append(
+                f"reference's AccR is {_accr(score):.3f} < {result.required:g}: {score.explanation}"
             )
             return result
         for name, damaged in _damaged_copies(snapshot, task):
@@ -74,6 +81,13 @@ def validate_task(task: Task, *, scoring: ScoringSettings, limits: Limits | None
                 result.problems.append(f"mutation '{name}' still scores {value:.3f}")
         if scoring.mode("workspace", "corrected") == "corrected":
             _check_instruction_mutations(task, submission, snapshot, scoring, score.value, result)
+        scratch = snapshot.root.parent / "validate"
+        family = family_hooks(task)
+        for name, wrong in family.damaged(task, submission, lambda: started(task, settings), scratch):
+            damaged = score_submission(task, wrong, snapshot, scoring)
+            result.mutations[name] = min(damaged.value, _accr(damaged))
+            if damaged.value >= score.value and _accr(damaged) >= _accr(score):
+                result.problems.append(f"damaged answer '{name}' still scores {damaged.value:.3f}")
     except Exception as exc:  # a broken task is a finding, not a crash of the command
         result.problems.append(f"{type(exc).__name__}: {exc}")
     finally:
@@ -141,6 +155,11 @@ def _changed_answer(answer: str | None, change: Callable[[object], object]) -> s
         return None
     changed = change(value)
     return json.dumps(changed) if changed != value else None
+
+
+def _accr(score: Score) -> float:
+    """A family's second figure of a score (Tapilot's AccR), else the score itself."""
+    return float(score.details.get("accr", score.value))
 
 
 def _damaged_copies(snapshot: Snapshot, task: Task) -> Iterator[tuple[str, Snapshot]]:

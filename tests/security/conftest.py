@@ -59,3 +59,13 @@ def command_lines(pids: list[int]) -> list[str]:
         if state != "Z":
             found.append(line)
     return found
+
+
+def followed_box(task: Task) -> BwrapSandbox:
+    """A started sandbox whose processes its control group lists (the test is skipped without one)."""
+    sandbox = BwrapSandbox(task, LIMITS)
+    sandbox.start()
+    if sandbox._cgroup is None:
+        sandbox.close()
+        pytest.skip("no control group on this machine to follow the sandbox's processes")
+    return sandbox

@@ -12,7 +12,7 @@ import uuid
 from pathlib import Path
 
 import pytest
-from conftest import LIMITS, command_lines
+from conftest import LIMITS, command_lines, followed_box
 from helpers import wait_until
 
 from daharness.core.task import Task
@@ -159,11 +159,7 @@ def test_files_larger_than_the_limit_cannot_be_written(box: BwrapSandbox) -> Non
 
 
 def test_background_processes_die_with_the_sandbox(task: Task) -> None:
-    box = BwrapSandbox(task, LIMITS)
-    box.start()
-    if box._cgroup is None:
-        box.close()
-        pytest.skip("no control group on this machine to follow the sandbox's processes")
+    box = followed_box(task)
     box.bash("nohup sleep 600 > /dev/null 2>&1 &")
     box.python("import subprocess\nsubprocess.Popen(['sleep', '600'], start_new_session=True)")
     box.bash("setsid sleep 600 < /dev/null > /dev/null 2>&1 &")

@@ -8,7 +8,7 @@ import os
 from pathlib import Path
 
 import pytest
-from helpers import records_of, replay
+from helpers import latest_records, replay
 
 from daharness.core.limits import Limits
 from daharness.core.task import Task
@@ -51,7 +51,7 @@ def test_links_to_gold_and_to_root_only_files_score_zero_and_show_as_links(
     steps[ids[3]] = [("bash", {"command": f"ln -s {secret} answer.json"})]
     run = replay(tmp_path, [workspace[i] for i in ids], steps)
 
-    records = records_of(run)
+    records = latest_records(run)
     for task_id in ids:
         record = records[task_id]
         assert record.status == "scored" and record.score is not None and record.score.value == 0.0, task_id
@@ -97,7 +97,7 @@ def test_a_folder_swapped_for_a_link_while_files_are_collected_leads_nowhere(tmp
         f"(while true; do ln -sfn {gold} out; rm -f out; ln -sfn real out; done) > /dev/null 2>&1 &"
     )
     run = replay(tmp_path, [task], {"race": [("bash", {"command": flip}), ("bash", {"command": "sleep 1"})]})
-    record = records_of(run)["race"]
+    record = latest_records(run)["race"]
     assert record.score is not None and record.score.value == 0.0
     assert "42" not in (run / "samples.jsonl").read_text().replace('"duration_s"', "")
 
@@ -135,7 +135,7 @@ def test_breaking_the_kernel_scores_zero_instead_of_an_error(
         ids[3]: [("python", {"code": "open(b'\\xff\\xfe.json', 'w').write('x')"})],
     }  # fmt: skip
     run = replay(tmp_path, [workspace[i] for i in ids], steps)
-    records = records_of(run)
+    records = latest_records(run)
     assert {r.status for r in records.values()} == {"scored"}  # none of them is an infrastructure error
     assert all(r.score is not None and r.score.value == 0.0 for r in records.values())
     chmodded = records[ids[0]]
@@ -146,7 +146,7 @@ def test_breaking_the_kernel_scores_zero_instead_of_an_error(
     assert any(flag.kind == "kernel_tampering" for flag in malformed.suspicious)
     trajectory = RunDir(run).read_trajectory(ids[1])
     assert trajectory is not None and trajectory.steps[0].observation.restarted  # type: ignore[union-attr]
-    assert [e.kind for e in records[ids[3]].skipped_files] == ["bad_name"]
+    assert records[ids[3]].artifacts == ["\\xff\\xfe.json"]  # recorded, written as its bytes
     report = build_report(RunDir(run))
     assert report["counts"]["agent_failures"] == 1 and report["counts"]["errors"] == 0
     assert report["counts"]["wrong"] == 4
@@ -214,7 +214,7 @@ def test_forged_chart_captures_score_zero_and_are_flagged(tmp_path: Path, worksp
         ]
     }
     run = replay(tmp_path / "text", [task], steps)
-    record = records_of(run)[task.id]
+    record = latest_records(run)[task.id]
     assert record.score is not None and record.score.value == 0.0
     assert "not an image" in record.score.explanation
     assert {flag.kind for flag in record.suspicious} == {"harness_files", "capture_like_file"}
@@ -222,7 +222,7 @@ def test_forged_chart_captures_score_zero_and_are_flagged(tmp_path: Path, worksp
     # a real PNG, but not written by matplotlib's savefig: no capture describes it
     pillow = "from PIL import Image\nImage.new('RGB', (800, 600)).save('mpg_vs_weight.png')"
     steps[task.id][1] = ("python", {"code": pillow})
-    record = records_of(replay(tmp_path / "pillow", [task], steps))[task.id]
+    record = latest_records(replay(tmp_path / "pillow", [task], steps))[task.id]
     assert record.score is not None and record.score.value == 0.0
     assert "not saved with matplotlib" in record.score.explanation
 
@@ -230,12 +230,12 @@ def test_forged_chart_captures_score_zero_and_are_flagged(tmp_path: Path, worksp
     solved = task.reference.code  # type: ignore[union-attr]
     swap = "from PIL import Image\nImage.new('RGB', (800, 600)).save('mpg_vs_weight.png')"
     steps = {task.id: [("python", {"code": solved}), ("python", {"code": swap})]}
-    record = records_of(replay(tmp_path / "swap", [task], steps))[task.id]
+    record = latest_records(replay(tmp_path / "swap", [task], steps))[task.id]
     assert record.score is not None and record.score.value == 0.0
     assert "changed after matplotlib saved it" in record.score.explanation
 
     # the honest route still scores: the reference solution run as an agent's code
-    honest = records_of(replay(tmp_path / "honest", [task], {task.id: [("python", {"code": solved})]}))
+    honest = latest_records(replay(tmp_path / "honest", [task], {task.id: [("python", {"code": solved})]}))
     assert honest[task.id].score.value == 1.0 and honest[task.id].suspicious == []  # type: ignore[union-attr]
 
 
@@ -250,7 +250,7 @@ def test_a_capture_sent_by_a_child_python_counts_and_a_written_file_does_not(
             ("bash", {"command": "python plot.py"}),
         ]
     }
-    record = records_of(replay(tmp_path, [task], steps))[task.id]
+    record = latest_records(replay(tmp_path, [task], steps))[task.id]
     assert record.score is not None and record.score.value == 1.0
 
 
@@ -363,7 +363,7 @@ def test_outputs_that_break_the_instruction_score_zero_in_corrected_mode(
         f"{BREAK_WEATHER[damage]}\ndf.to_csv('weather_clean.csv', index=False)"
     )
     steps = {task.id: [("python", {"code": task.reference.code}), ("python", {"code": edit})]}  # type: ignore[union-attr]
-    record = records_of(replay(tmp_path, [task], steps))[task.id]
+    record = latest_records(replay(tmp_path, [task], steps))[task.id]
     assert record.score is not None and record.score.value == 0.0, record.score
 
 
@@ -378,5 +378,5 @@ def test_a_database_with_shouted_names_and_rounded_means_scores_zero(
     for name, statement in edits.items():
         code = f"import sqlite3\nwith sqlite3.connect('grunfeld.db') as c:\n    c.execute({statement!r})"
         steps = {task.id: [("python", {"code": task.reference.code}), ("python", {"code": code})]}  # type: ignore[union-attr]
-        record = records_of(replay(tmp_path / name, [task], steps))[task.id]
+        record = latest_records(replay(tmp_path / name, [task], steps))[task.id]
         assert record.score is not None and record.score.value == 0.0, (name, record.score)

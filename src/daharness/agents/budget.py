@@ -25,6 +25,10 @@ class Budget:
     def charge(self, usage: Usage) -> None:
         self.usage = self.usage + usage
 
+    def deadline(self) -> float | None:
+        """When the sample's wall time runs out (time.monotonic()), if it is limited."""
+        return self.started + self.limits.max_wall_s if self.limits.max_wall_s is not None else None
+
     def exceeded(self) -> str | None:
         """The name of the first limit used up, if any (checked before each model call)."""
         limits = self.limits

@@ -47,6 +47,15 @@ class ModelAgent:
             },
         }
 
+    def request_settings(self) -> dict[str, Any]:
+        """How requests are bounded (kept in run.json apart from the agent: they change no result)."""
+        settings = self.model.settings
+        return {
+            "timeout_s": settings.timeout_s,
+            "max_retries_per_call": settings.max_retries,
+            "max_retries_per_run": settings.max_run_retries,
+        }
+
     def ask(
         self,
         messages: list[dict[str, str]],
@@ -60,8 +69,11 @@ class ModelAgent:
         if check_limits and (reason := budget.exceeded()):
             raise StopSample(reason)
         try:
-            completion = self.model.complete(messages, stop=stop)
+            deadline = budget.deadline() if check_limits else None
+            completion = self.model.complete(messages, stop=stop, deadline=deadline)
         except ModelUnavailableError as exc:
+            if check_limits and (reason := budget.exceeded()):
+                raise StopSample(reason) from None  # the sample's own time ran out during the call
             raise InfrastructureError(
                 f"model unavailable: {exc}", dump_events(submission.trajectory)
             ) from None

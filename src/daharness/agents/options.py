@@ -20,6 +20,8 @@ class AgentOptions:
     dabench_compat: bool = False
     memory_window: int = 15
     replay_from: Path | None = None
+    simulator_model: ModelSettings | None = None  # interactive agents: the LLM user simulator
+    clarify: bool = False  # interactive agents: may ask the (simulated) user one question per code turn
     extra: dict[str, object] = field(default_factory=dict)  # options of agents registered by plugins
 
     def client(self, settings: ModelSettings | None, agent: str) -> ModelClient:

@@ -1,5 +1,6 @@
 """The `reference` agent: runs the task's own reference solution in the sandbox and answers with what
-it prints. It shows that a suite is solvable and that the harness scores a right answer as right.
+it prints (or, when the task wants code as its answer, with the code). It shows that a suite is solvable
+and that the harness scores a right answer as right.
 """
 
 from __future__ import annotations
@@ -40,10 +41,15 @@ class ReferenceAgent:
         if not observation.ok:
             error = observation.error
             reason = f"{error.name}: {error.value}" if error else f"exit status {observation.exit_status}"
+            turn = (
+                f" (turn {task.gold.data['turn']})" if "turn" in task.gold.data else ""
+            )  # a dialogue's turn
             raise InfrastructureError(
-                f"reference solution of task {task.id} failed: {reason}", dump_events(submission.trajectory)
+                f"reference solution of task {task.id}{turn} failed: {reason}",
+                dump_events(submission.trajectory),
             )
-        submission.answer = observation.stdout.strip()
+        # a code answer (interactive turns) is the code itself, which the family runs again to score it
+        submission.answer = code if task.answer_format.kind == "code" else observation.stdout.strip()
         return submission
 
     def describe(self) -> dict[str, Any]:

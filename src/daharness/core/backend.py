@@ -16,7 +16,7 @@ from typing import ClassVar, Literal
 
 from daharness.core.observation import Observation
 
-SkipKind = Literal["symlink", "hardlink", "fifo", "socket", "device", "unreadable", "over_quota", "bad_name"]
+SkipKind = Literal["symlink", "hardlink", "fifo", "socket", "device", "unreadable", "over_quota"]
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -57,9 +57,24 @@ class FamilyBase:
         """What the sandboxes of `task` get besides the task's files (read when a sandbox is built)."""
         return SandboxAdditions()
 
-    def prepare(self, task: Task, env: SampleEnvironment) -> None:
-        """Before the agent starts (e.g. a workflow task's setup steps, run in `env.sandbox`)."""
+    def prepare(self, task: Task, env: SampleEnvironment) -> SandboxBackend | None:
+        """Before the agent starts (e.g. a workflow task's setup steps, run in `env.sandbox`). It may
+        return a sandbox for the agent to use instead of `env.sandbox` (one that wraps it, say, to run
+        the setup only when the agent first uses it)."""
+        return None
 
     def finish(self, task: Task, env: SampleEnvironment, submission: Submission) -> None:
         """After the agent ends, before its files are collected: e.g. run a check script and keep its
         output in `submission.evidence`, which scorers read."""
+
+    def damaged(
+        self,
+        task: Task,
+        submission: Submission,
+        open_fresh: Callable[[], AbstractContextManager[SandboxBackend]],
+        scratch: Path,
+    ) -> Iterator[tuple[str, Submission]]:
+        """For `daharness validate`: wrong versions of the reference's submission (a changed number, a
+        wrong letter...), each named; every one must score below the reference. `open_fresh` gives
+        sandboxes holding the task's untouched files, `scratch` a folder for what they produce."""
+        return iter(())

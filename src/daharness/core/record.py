@@ -15,7 +15,7 @@ class SkippedFile(BaseModel):
     """A workspace entry the agent left that was not collected (and not scored): a link, a FIFO..."""
 
     path: str
-    kind: str = Field(description="symlink, hardlink, fifo, socket, device, unreadable, over_quota, bad_name")
+    kind: str = Field(description="symlink, hardlink, fifo, socket, device, unreadable, over_quota")
     target: str | None = Field(default=None, description="Where a symlink points (never followed).")
 
 

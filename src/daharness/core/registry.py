@@ -31,6 +31,8 @@ BUILTIN_PLUGINS = (
     "daharness.agents",
     "daharness.tasks",
     "daharness.families",
+    "daharness.runs.executors",
+    "daharness.runs.ray_executor",  # ray itself is imported only when the executor is used
 )
 T = TypeVar("T")
 _discovery_lock = threading.RLock()
@@ -208,6 +210,30 @@ def backend(name: str) -> Callable[[type[T]], type[T]]:
     def register(cls: type[T]) -> type[T]:
         cls.name = name  # type: ignore[attr-defined]
         backends.add(name, BackendEntry(name, cls, _summary(cls)))
+        return cls
+
+    return register
+
+
+# ---- sample executors ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ExecutorEntry:
+    name: str
+    cls: type[Any]
+    summary: str
+
+
+executors: Registry[ExecutorEntry] = Registry("sample executor")
+
+
+def executor(name: str) -> Callable[[type[T]], type[T]]:
+    """Register where a run's samples execute (`--backend NAME`): a `SampleExecutor` subclass."""
+
+    def register(cls: type[T]) -> type[T]:
+        cls.name = name  # type: ignore[attr-defined]
+        executors.add(name, ExecutorEntry(name, cls, _summary(cls)))
         return cls
 
     return register

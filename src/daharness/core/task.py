@@ -67,7 +67,7 @@ class Gold(_Model):
 class AnswerFormat(_Model):
     """What the agent must hand back."""
 
-    kind: Literal["at_name", "json", "text", "choice", "files"] = "at_name"
+    kind: Literal["at_name", "json", "text", "choice", "files", "code"] = "at_name"
     text: str = Field(default="", description="The format requirement as shown to the agent.")
     names: list[str] = Field(default_factory=list, description="Answer names for `at_name` answers.")
 
@@ -102,6 +102,18 @@ class SetupStep(_Model):
 
     kind: Literal["copy", "command", "python", "sql", "download_local", "open"]
     args: dict[str, Any] = Field(default_factory=dict)
+
+
+class PythonLibrary(_Model):
+    """A folder of Python code (a suite's private library) mounted read-only in the sandbox and put on
+    its import path; the agent is told about its functions."""
+
+    name: str = Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$", description="The import name, e.g. decision_kit.")
+    source: Path = Field(description="Absolute host folder holding the package or module `name` (only it).")
+    functions: dict[str, str] = Field(
+        default_factory=dict,
+        description="Function name -> its signature and docstring, as shown to the agent.",
+    )
 
 
 class ReferenceSolution(_Model):
@@ -143,6 +155,9 @@ class Task(_Model):
     )
     warnings: list[str] = Field(
         default_factory=list, description="Defects the loader found in the official data (task still runs)."
+    )
+    libraries: list[PythonLibrary] = Field(
+        default_factory=list, description="Private Python libraries importable inside the sandbox."
     )
 
     @property

@@ -1,8 +1,17 @@
 """Chat completions from any OpenAI-compatible endpoint, with our own retries, a per-model concurrency
-limit shared by the whole process, a response cache and token / cost accounting."""
+limit shared by the whole process, a response cache and token / cost accounting.
+
+Every attempt has a total deadline (`timeout_s`: connecting, waiting and reading the whole body; the
+HTTP library's own timeout is per read, so a server that trickles a byte at a time would never time
+out); the attempt runs in a worker thread and is abandoned, its connection closed, when the deadline
+passes. Retries are bounded per call (`max_retries`) and per run (`max_run_retries`, shared by every
+call of the client), and a reply that is not a chat completion with text (an HTML page from a proxy, no
+`choices`, `content` null) is retried like an outage, then reported as one, with the reason.
+"""
 
 from __future__ import annotations
 
+import contextlib
 import email.utils
 import hashlib
 import http
@@ -55,6 +64,7 @@ class Usage:
     completion_tokens: int = 0
     cost_usd: float = 0.0
     calls: int = 0
+    retries: int = 0  # attempts repeated after an outage, a timeout or a malformed reply
 
     def __add__(self, other: Usage) -> Usage:
         return Usage(
@@ -62,6 +72,7 @@ class Usage:
             self.completion_tokens + other.completion_tokens,
             self.cost_usd + other.cost_usd,
             self.calls + other.calls,
+            self.retries + other.retries,
         )
 
     def to_dict(self) -> dict:
@@ -87,7 +98,64 @@ class ModelFatalError(ModelError):
 
 
 class ModelUnavailableError(ModelError):
-    """Still 429 / 5xx / timeouts / dropped connections after every retry."""
+    """Still 429 / 5xx / timeouts / dropped connections / malformed replies after every retry."""
+
+
+class MalformedReply(Exception):
+    """A 200 reply that is not a chat completion with text."""
+
+
+class _DeadlinePassed(Exception):
+    """The attempt did not complete within its total deadline."""
+
+
+@dataclass(frozen=True)
+class Reply:
+    """What daharness takes from a chat completion."""
+
+    text: str
+    finish_reason: str | None
+    prompt_tokens: int
+    completion_tokens: int
+
+
+def parse_reply(body: str, content_type: str = "") -> Reply:
+    """The text, finish reason and token counts of a chat completion body; MalformedReply with the reason
+    when it is none. A `content` of null counts as an empty answer only when the model ran out of tokens
+    (finish_reason "length"): then the model, not the server, failed to answer."""
+    try:
+        data = json.loads(body)
+    except (ValueError, RecursionError):
+        snippet = " ".join(body.split())[:80]
+        raise MalformedReply(
+            f"the reply is not JSON ({content_type or 'no content type'}: {snippet!r})"
+        ) from None
+    if not isinstance(data, dict):
+        raise MalformedReply(f"the reply is a JSON {type(data).__name__}, not an object")
+    choices = data.get("choices")
+    if not isinstance(choices, list) or not choices:
+        error = data.get("error")
+        detail = f": {str(error.get('message') if isinstance(error, dict) else error)[:200]}" if error else ""
+        raise MalformedReply(f"the reply has no choices{detail}")
+    first = choices[0] if isinstance(choices[0], dict) else {}
+    message = first.get("message")
+    content = message.get("content") if isinstance(message, dict) else None
+    finish_reason = first.get("finish_reason")
+    if content is None and finish_reason == "length":
+        content = ""
+    if not isinstance(content, str):
+        raise MalformedReply(f"the reply's message has no text (content is {json.dumps(content)[:40]})")
+    usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
+    return Reply(
+        content,
+        finish_reason if isinstance(finish_reason, str) else None,
+        _count(usage.get("prompt_tokens")),
+        _count(usage.get("completion_tokens")),
+    )
+
+
+def _count(value: Any) -> int:
+    return value if isinstance(value, int) and value >= 0 else 0
 
 
 def request_key(request: Mapping[str, Any]) -> str:
@@ -152,8 +220,12 @@ class ModelClient:
         self._usage = Usage()
         self._usage_lock = threading.Lock()
         self._slots = _semaphore(settings)
-        self._sdk = self._make_sdk()
-        self.url = settings.base_url or str(self._sdk.base_url).rstrip("/")
+        self._idle: list[Any] = []  # SDK clients not in use; one per attempt in flight
+        self._idle_lock = threading.Lock()
+        self._run_retries_left = settings.max_run_retries
+        first = self._make_sdk()
+        self._idle.append(first)
+        self.url = settings.base_url or str(first.base_url).rstrip("/")
 
     def _make_sdk(self) -> Any:
         import openai  # here, not at module level: importing it costs half a second
@@ -192,9 +264,21 @@ class ModelClient:
             values["max_tokens"] = max_tokens
         return {key: value for key, value in values.items() if value is not None and value != []}
 
+    @property
+    def run_retries_left(self) -> int:
+        with self._usage_lock:
+            return self._run_retries_left
+
     def complete(
-        self, messages: list[dict[str, str]], *, stop: list[str] | None = None, max_tokens: int | None = None
+        self,
+        messages: list[dict[str, str]],
+        *,
+        stop: list[str] | None = None,
+        max_tokens: int | None = None,
+        deadline: float | None = None,
     ) -> Completion:
+        """One chat completion. `deadline` (time.monotonic()) bounds the whole call, retries included,
+        e.g. by the sample's wall-time limit."""
         started = time.monotonic()
         params = self.sampling(stop, max_tokens)
         key = request_key(
@@ -210,14 +294,9 @@ class ModelClient:
                 return self._count(
                     Completion(hit["text"], usage, True, elapsed, hit.get("finish_reason"), key)
                 )
-        response = self._create(messages, params)
-        choices = getattr(response, "choices", None) or []
-        message = getattr(choices[0], "message", None) if choices else None
-        text = getattr(message, "content", None) or ""
-        finish_reason = getattr(choices[0], "finish_reason", None) if choices else None
-        reported = getattr(response, "usage", None)  # some servers send none: count 0 tokens
-        prompt_tokens = int(getattr(reported, "prompt_tokens", None) or 0)
-        completion_tokens = int(getattr(reported, "completion_tokens", None) or 0)
+        reply, retries = self._create(messages, params, deadline)
+        text, finish_reason = reply.text, reply.finish_reason
+        prompt_tokens, completion_tokens = reply.prompt_tokens, reply.completion_tokens  # 0 when not sent
         cost = (
             prompt_tokens * self.settings.input_price_per_mtok
             + completion_tokens * self.settings.output_price_per_mtok
@@ -233,7 +312,7 @@ class ModelClient:
                     "model": self.settings.model,
                 },
             )
-        usage = Usage(prompt_tokens, completion_tokens, cost, 1)
+        usage = Usage(prompt_tokens, completion_tokens, cost, 1, retries)
         return self._count(Completion(text, usage, False, time.monotonic() - started, finish_reason, key))
 
     def _count(self, completion: Completion) -> Completion:
@@ -241,18 +320,26 @@ class ModelClient:
             self._usage = self._usage + completion.usage
         return completion
 
-    def _create(self, messages: list[dict[str, str]], params: dict[str, Any]) -> Any:
-        """One chat completion, retried on 429, 5xx, timeouts and dropped connections."""
+    def _create(
+        self, messages: list[dict[str, str]], params: dict[str, Any], deadline: float | None
+    ) -> tuple[Reply, int]:
+        """One chat completion and the retries it took; retried on 429, 5xx, timeouts, dropped
+        connections and malformed replies, within the call's and the run's retry budgets."""
         import openai
 
         retries = self.settings.max_retries
+        reason = ""
         for attempt in range(retries + 1):
             retry_after = None
+            timeout = self.settings.timeout_s
+            if deadline is not None:
+                timeout = min(timeout, deadline - time.monotonic())
+                if timeout <= 0:
+                    reason = "the sample's time ran out" + (f" after: {reason}" if reason else "")
+                    raise ModelUnavailableError(f"{self.where}: {reason}")
             try:
                 with self._slots:  # held for the request only: a backoff wait frees the slot
-                    return self._sdk.chat.completions.create(
-                        model=self.settings.model, messages=messages, **params
-                    )
+                    return self._attempt(messages, params, timeout), attempt
             except openai.APIStatusError as exc:
                 status = exc.status_code
                 if status in _HINTS:
@@ -261,18 +348,80 @@ class ModelClient:
                     raise ModelError(f"{self.where}: {_phrase(status)}: {_server_message(exc)}") from None
                 reason = _phrase(status)
                 retry_after = retry_after_s(exc.response.headers)
-            except openai.APITimeoutError:
-                reason = f"no reply within {self.settings.timeout_s:g} s"
+            except (_DeadlinePassed, openai.APITimeoutError):
+                reason = f"no complete reply within {timeout:.3g} s"
             except openai.APIConnectionError as exc:
                 reason = f"connection failed ({exc.__cause__ or exc})"
-            except openai.OpenAIError as exc:  # e.g. a reply that is not a chat completion
+            except MalformedReply as exc:
+                reason = f"malformed reply: {exc}"
+            except openai.OpenAIError as exc:
                 raise ModelError(f"{self.where}: {exc}") from None
             if attempt == retries:
                 break
+            if not self._take_run_retry():
+                reason += f"; the run's budget of {self.settings.max_run_retries} retries is used up"
+                break
             wait = backoff_s(attempt, retry_after)
-            log.warning("%s: %s; retry %d/%d in %.2f s", self.where, reason, attempt + 1, retries, wait)
+            if deadline is not None:
+                wait = max(0.0, min(wait, deadline - time.monotonic()))
+            log.warning(
+                "%s: %s; retry %d/%d in %.2f s (%d retries left for the run)",
+                self.where, reason, attempt + 1, retries, wait, self.run_retries_left,
+            )  # fmt: skip
             time.sleep(wait)
-        raise ModelUnavailableError(f"{self.where}: {reason}, still after {retries} retries")
+        raise ModelUnavailableError(f"{self.where}: {reason}, still after {attempt} retries")
+
+    def _take_run_retry(self) -> bool:
+        with self._usage_lock:
+            if self._run_retries_left <= 0:
+                return False
+            self._run_retries_left -= 1
+            return True
+
+    def _attempt(self, messages: list[dict[str, str]], params: dict[str, Any], timeout: float) -> Reply:
+        """One request, abandoned when it is not complete after `timeout` seconds in all: it runs in a
+        worker thread, and its SDK client is closed then, which ends the worker at its next read."""
+        sdk = self._take_sdk()
+        outcome: dict[str, Any] = {}
+        finished = threading.Event()
+
+        def request() -> None:
+            try:
+                raw = sdk.chat.completions.with_raw_response.create(
+                    model=self.settings.model, messages=messages, timeout=timeout, **params
+                )
+                outcome["reply"] = parse_reply(raw.text, raw.headers.get("content-type", ""))
+            except BaseException as exc:  # handed to the caller's thread
+                outcome["error"] = exc
+            finally:
+                finished.set()
+
+        threading.Thread(target=request, name="model-request", daemon=True).start()
+        if not finished.wait(timeout):
+            with contextlib.suppress(Exception):
+                sdk.close()
+            raise _DeadlinePassed
+        import openai
+
+        # a client whose last request ended with a complete response may serve the next one
+        if "reply" in outcome or isinstance(outcome.get("error"), MalformedReply | openai.APIStatusError):
+            self._put_sdk(sdk)
+        else:
+            with contextlib.suppress(Exception):
+                sdk.close()
+        if "error" in outcome:
+            raise outcome["error"]
+        return outcome["reply"]
+
+    def _take_sdk(self) -> Any:
+        with self._idle_lock:
+            if self._idle:
+                return self._idle.pop()
+        return self._make_sdk()
+
+    def _put_sdk(self, sdk: Any) -> None:
+        with self._idle_lock:
+            self._idle.append(sdk)
 
     def _fatal_message(self, status: int, exc: Any) -> str:
         env = self.settings.api_key_env

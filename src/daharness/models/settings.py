@@ -25,8 +25,13 @@ class ModelSettings(BaseModel):
     max_tokens: int | None = Field(default=None, gt=0)
     stop: list[str] | None = None
     seed: int | None = None
-    timeout_s: float = Field(default=120.0, gt=0)
-    max_retries: int = Field(default=5, ge=0, description="Retries after the first attempt.")
+    timeout_s: float = Field(
+        default=120.0, gt=0, description="Total deadline of one attempt: connecting and the whole reply."
+    )
+    max_retries: int = Field(default=5, ge=0, description="Retries of one call after its first attempt.")
+    max_run_retries: int = Field(
+        default=100, ge=0, description="Retries of all calls of a run together; then calls fail at once."
+    )
     max_concurrency: int = Field(
         default=8, ge=1, description="Requests in flight for this model, process-wide."
     )

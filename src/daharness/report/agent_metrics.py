@@ -54,6 +54,7 @@ def agent_figures(records: Sequence[SampleRecord]) -> dict[str, Any]:
             "prompt_tokens": int(usage.get("prompt_tokens", 0)),
             "completion_tokens": int(usage.get("completion_tokens", 0)),
             "cost_usd": round(float(usage.get("cost_usd", 0.0)), 6),
+            "retries": int(usage.get("retries", 0)),
         },
         "agent_failures": sum(r.score.value < 1.0 for r in scored),  # type: ignore[union-attr]
     }

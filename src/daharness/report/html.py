@@ -169,6 +169,7 @@ def render_html(report: dict[str, Any]) -> str:
                 ),
                 card("tokens in / out", f"{usage['prompt_tokens']:,} / {usage['completion_tokens']:,}"),
                 card("cost", f"${usage['cost_usd']:.4f}"),
+                card("model requests retried", str(usage.get("retries", 0))),
                 card("reformat step", "used" if agent["reformat_used"] else "not used"),
             ]
         )

@@ -59,6 +59,8 @@ def print_report(console: Console, report: dict[str, Any]) -> None:
                 f", {usage['prompt_tokens']:,} prompt + {usage['completion_tokens']:,} completion tokens, "
                 f"${usage['cost_usd']:.4f}"
             )
+            if usage.get("retries"):
+                line += f", {usage['retries']} model requests retried"
         console.print(line + (", answers reformatted" if agent["reformat_used"] else ""))
     for error in report["errors"][:10]:
         console.print(f"  [red]error[/] {escape(error['id'])}: {escape(str(error['error']))}")
@@ -174,3 +176,33 @@ def print_rescored_outputs(console: Console, figures: dict[str, Any], title: str
             "the official tool drops tasks without output: its average would be "
             f"{figures['official_average_without_missing']:.4f}"
         )
+
+
+def print_isolation(console: Console, report: dict[str, Any]) -> None:
+    """`daharness doctor`: how agent code is isolated here and how each limit is enforced."""
+    backend = report["backend"]
+    if backend == "bwrap":
+        state = (
+            "[green]works[/]" if report.get("works") else f"[red]cannot run[/]: {escape(report['problem'])}"
+        )
+        console.print(
+            f"sandbox bwrap: {state} (bubblewrap {report.get('bwrap_version')}, {report.get('bwrap')})"
+        )
+        if report.get("works"):
+            console.print(f"  namespaces: {report['namespaces']}; user: {report['user']}")
+    else:
+        console.print(f"sandbox {escape(backend)}: [bold red]no isolation[/]")
+    table = Table(show_header=True, header_style="bold", box=None, pad_edge=False)
+    for column in ("limit", "applies to", "through", "value"):
+        table.add_column(column)
+    for name, entry in report["limits"].items():
+        if isinstance(entry, dict) and "scope" in entry:
+            scope = "the whole sandbox" if entry["scope"] == "sandbox" else "[yellow]each process[/]"
+            table.add_row(name, scope, entry["via"], escape(entry["limit"]))
+        elif isinstance(entry, dict):
+            table.add_row(name, "the sandbox", "tmpfs size", ", ".join(f"{k} {v}" for k, v in entry.items()))
+        else:
+            table.add_row(name, "the sample", "the host", escape(str(entry)))
+    console.print(table)
+    for path in report.get("stale_folders_removed", []):
+        console.print(f"removed the folder of a dead run: {escape(path)}")

@@ -3,7 +3,7 @@
 Every executor runs the same pipeline (`run_sample`) and returns each finished sample to the runner's
 thread, which alone writes the run directory; so resume, idempotent records and kill -9 safety do not
 depend on where samples ran. `local` runs them in threads of this process; `ray` (ray_executor.py) runs
-them as Ray tasks on a cluster. Executors register by name with `@executor(name)`.
+them as Ray tasks on a cluster. Executors register by name with `@executor(name)` (core.registry).
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from typing import ClassVar
 
 from daharness.core.agent import Agent
 from daharness.core.errors import UserError
+from daharness.core.registry import executor, executors
 from daharness.core.runlog import ScoringSettings
 from daharness.core.task import Task
 from daharness.runs.pipeline import SampleResult, SandboxSettings, run_sample
@@ -89,34 +90,14 @@ class SampleExecutor(ABC):
         """Release what the executor holds (threads, a cluster connection)."""
 
 
-_EXECUTORS: dict[str, type[SampleExecutor]] = {}
-
-
-def executor(name: str) -> Callable[[type[SampleExecutor]], type[SampleExecutor]]:
-    def register(cls: type[SampleExecutor]) -> type[SampleExecutor]:
-        cls.name = name
-        _EXECUTORS[name] = cls
-        return cls
-
-    return register
-
-
 def executor_names() -> list[str]:
-    _load_builtin()
-    return sorted(_EXECUTORS)
+    return list(executors)
 
 
 def make_executor(settings: ExecutorSettings, work: SampleWork, concurrency: int | None) -> SampleExecutor:
-    _load_builtin()
-    if settings.name not in _EXECUTORS:
-        raise UserError(
-            f"--backend: unknown executor {settings.name!r}; known: {', '.join(sorted(_EXECUTORS))}"
-        )
-    return _EXECUTORS[settings.name](settings, work, concurrency)
-
-
-def _load_builtin() -> None:
-    from daharness.runs import ray_executor  # noqa: F401  (registration; ray itself is imported on use)
+    if settings.name not in executors:
+        raise UserError(f"--backend: unknown executor {settings.name!r}; known: {', '.join(executors)}")
+    return executors.get(settings.name).cls(settings, work, concurrency)  # type: ignore[no-any-return]
 
 
 @executor("local")

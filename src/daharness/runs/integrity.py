@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from daharness.core.backend import SkippedEntry, Snapshot
 from daharness.core.record import SkippedFile, Suspicion
 from daharness.core.submission import ActionEvent, Event
+from daharness.sandbox.workspace import display_name
 
 # Names only the harness uses: its hooks and kernel folders, the capture channel and format, the
 # kernel's private pipe, the metadata of installed packages (RECORD lists files and their hashes).
@@ -85,8 +86,8 @@ def _skipped_flag(entry: SkippedEntry, workdir: str) -> Suspicion | None:
         return Suspicion(
             kind="link_out", detail=f"{entry.path} is a hard link to a file outside the workspace"
         )
-    if entry.kind in ("fifo", "socket", "device", "bad_name"):
-        return Suspicion(kind="special_file", detail=f"{entry.path} is a {entry.kind.replace('_', ' ')}")
+    if entry.kind in ("fifo", "socket", "device"):
+        return Suspicion(kind="special_file", detail=f"{display_name(entry.path)} is a {entry.kind}")
     return None
 
 

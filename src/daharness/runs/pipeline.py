@@ -17,7 +17,6 @@ would leave out.
 
 from __future__ import annotations
 
-import shutil
 import tempfile
 import time
 from collections.abc import Iterator
@@ -39,9 +38,11 @@ from daharness.core.score import Score
 from daharness.core.submission import Event, Note, Submission
 from daharness.core.task import Task
 from daharness.models import ModelFatalError
+from daharness.runs.bounded_scoring import score_within_limits
 from daharness.runs.integrity import skipped_files, suspicious_actions
 from daharness.sandbox import SandboxError, open_sandbox
-from daharness.scoring import score_submission
+from daharness.sandbox.scratch import process_scratch
+from daharness.sandbox.workspace import display_name, remove_tree
 
 
 @dataclass(frozen=True)
@@ -61,7 +62,7 @@ class SampleResult:
 
     def discard(self) -> None:
         if self.snapshot is not None:
-            shutil.rmtree(self.snapshot.root.parent, ignore_errors=True)
+            remove_tree(self.snapshot.root.parent)
             self.snapshot = None
 
 
@@ -96,28 +97,37 @@ def family_hooks(task: Task) -> FamilyBase:
     return families.get(task.family).impl if task.family in families else FamilyBase()
 
 
-def solve_and_collect(task: Task, agent: Agent, sandbox: SandboxSettings) -> tuple[Submission, Snapshot]:
+def solve_and_collect(
+    task: Task, agent: Agent, sandbox: SandboxSettings, usage: dict[str, Any] | None = None
+) -> tuple[Submission, Snapshot]:
     """prepare + solve + collect: the family's setup, the agent's work, the family's checks after it,
-    then the workspace frozen into a snapshot (in a scratch folder the caller removes)."""
-    scratch = Path(tempfile.mkdtemp(prefix=f"daharness-collected-{file_safe(task.id)[:40]}-"))
+    then the workspace frozen into a snapshot (in a scratch folder the caller removes). What the
+    sandbox used (memory peak, restarts, limits hit) is put in `usage` when given."""
+    scratch = Path(
+        tempfile.mkdtemp(prefix=f"daharness-collected-{file_safe(task.id)[:40]}-", dir=process_scratch())
+    )
     hooks = family_hooks(task)
     try:
         with started(task, sandbox) as box:
-            env = SampleEnvironment(box, lambda: started(task, sandbox), scratch / "harness")
-            env.scratch.mkdir()
-            hooks.prepare(task, env)
             try:
-                submission = agent.solve(task, box)
-                hooks.finish(task, env, submission)
-            except SandboxError as exc:
-                raise blame(task, sandbox, exc, _history(box)) from exc
-            try:
-                snapshot = box.snapshot(scratch / "files")
-            except Exception as exc:  # whatever the agent left made collecting fail
-                reason = f"collecting the agent's files failed: {type(exc).__name__}: {exc}"
-                raise AgentFailure(reason, _history(box)) from exc
+                env = SampleEnvironment(box, lambda: started(task, sandbox), scratch / "harness")
+                env.scratch.mkdir()
+                prepared = hooks.prepare(task, env) or box
+                try:
+                    submission = agent.solve(task, prepared)
+                    hooks.finish(task, env, submission)
+                except SandboxError as exc:
+                    raise blame(task, sandbox, exc, _history(box)) from exc
+                try:
+                    snapshot = box.snapshot(scratch / "files")
+                except Exception as exc:  # whatever the agent left made collecting fail
+                    reason = f"collecting the agent's files failed: {type(exc).__name__}: {exc}"
+                    raise AgentFailure(reason, _history(box)) from exc
+            finally:
+                if usage is not None and hasattr(box, "resource_usage"):
+                    usage.update(box.resource_usage())
     except BaseException:
-        shutil.rmtree(scratch, ignore_errors=True)
+        remove_tree(scratch)
         raise
     return submission, snapshot
 
@@ -149,27 +159,30 @@ def run_sample(
     clock = time.perf_counter()
     common = {**record_fields(task, agent.name, attempt), "started_at": started_at}
     snapshot = None
+    usage: dict[str, Any] = {}
     try:
-        submission, snapshot = solve_and_collect(task, agent, sandbox)
-        score = score_submission(task, submission, snapshot, scoring)
+        submission, snapshot = solve_and_collect(task, agent, sandbox, usage)
+        score = score_within_limits(task, submission, snapshot, scoring, sandbox.limits)
         record = scored_record(common, submission, score, snapshot, time.perf_counter() - clock)
+        record.extra.update(sandbox_extra(usage, snapshot))
         record.skipped_files = skipped_files(snapshot)
         record.suspicious = suspicious_actions(submission.trajectory, snapshot, task.workdir)
         trajectory = trajectory_of(task, agent.name, attempt, submission)
         return SampleResult(record, trajectory, submission, snapshot)
     except ModelFatalError:
         if snapshot is not None:
-            shutil.rmtree(snapshot.root.parent, ignore_errors=True)
+            remove_tree(snapshot.root.parent)
         raise
     except AgentFailure as exc:
         record = failure_record(common, str(exc), exc.trajectory, task.workdir, time.perf_counter() - clock)
+        record.extra.update(sandbox_extra(usage, None))
         events = [*exc.trajectory, Note(text=f"agent failure: {exc}")]
         return SampleResult(
             record, TrajectoryFile(id=task.id, agent=agent.name, attempt=attempt, steps=events)
         )
     except Exception as exc:  # the harness failed: a crashed solution, the sandbox, a missing file, a bug
         if snapshot is not None:
-            shutil.rmtree(snapshot.root.parent, ignore_errors=True)
+            remove_tree(snapshot.root.parent)
         events: list[Any] = []
         if isinstance(exc, InfrastructureError):
             events, error = exc.trajectory, str(exc)
@@ -178,7 +191,11 @@ def run_sample(
         else:
             error = f"{type(exc).__name__}: {exc}"
         record = SampleRecord(status="error", error=error, duration_s=time.perf_counter() - clock, **common)
-        trajectory = TrajectoryFile(id=task.id, agent=agent.name, attempt=attempt, steps=events)
+        record.extra.update(sandbox_extra(usage, None))
+        try:
+            trajectory = TrajectoryFile(id=task.id, agent=agent.name, attempt=attempt, steps=events)
+        except Exception:  # events the trajectory schema refuses must not lose the record
+            trajectory = TrajectoryFile(id=task.id, agent=agent.name, attempt=attempt)
         return SampleResult(record, trajectory)
 
 
@@ -187,9 +204,23 @@ def scored_record(
 ) -> SampleRecord:
     return SampleRecord(
         status="scored", score=score, answer=submission.answer,
-        artifacts=list(snapshot.changed) if snapshot else [], agent_metrics=submission.metrics(),
+        artifacts=[display_name(n) for n in snapshot.changed] if snapshot else [],
+        agent_metrics=submission.metrics(),
         duration_s=round(seconds, 4), **common,
     )  # fmt: skip
+
+
+def sandbox_extra(usage: dict[str, Any], snapshot: Snapshot | None) -> dict[str, Any]:
+    """What the record says about the sandbox: its usage, and the agent's files left behind (over the
+    workspace quota) with a notice."""
+    extra: dict[str, Any] = {"sandbox": usage} if usage else {}
+    over = [entry.path for entry in snapshot.skipped if entry.kind == "over_quota"] if snapshot else []
+    if over:
+        extra["notices"] = [
+            f"{len(over)} workspace files beyond the workspace quota were not collected, e.g. "
+            + ", ".join(display_name(name) for name in over[:5])
+        ]
+    return extra
 
 
 def failure_record(

@@ -28,17 +28,11 @@ from daharness.core.agent import Agent
 from daharness.core.backend import SkippedEntry, Snapshot
 from daharness.core.errors import UserError
 from daharness.core.record import SampleRecord
+from daharness.core.registry import executor
 from daharness.core.runlog import ScoringSettings, TrajectoryFile, file_safe
 from daharness.core.task import Task
 from daharness.models import ModelFatalError
-from daharness.runs.executors import (
-    ExecutorSettings,
-    Finished,
-    SampleExecutor,
-    SampleJob,
-    SampleWork,
-    executor,
-)
+from daharness.runs.executors import ExecutorSettings, Finished, SampleExecutor, SampleJob, SampleWork
 from daharness.runs.pipeline import SampleResult, SandboxSettings, record_fields, run_sample
 
 if TYPE_CHECKING:
@@ -105,14 +99,15 @@ def _pack(path: Path) -> tuple[str, bool, bytes]:
 
 
 def task_paths(task: Task) -> list[Path]:
-    """Every host path a sample reads: the files the agent gets and the hidden gold files."""
-    return [item.source for item in task.files] + [item.source for item in task.gold.files]
+    """Every host path a sample reads: the files the agent gets, the hidden gold files and the folders of
+    its private libraries."""
+    return [item.source for item in [*task.files, *task.gold.files, *task.libraries]]
 
 
 def relocated(task: Task, places: dict[str, Path]) -> Task:
     """The task with each file's host path replaced by where it was unpacked on this node."""
     moved = task.model_copy(deep=True)
-    for item in [*moved.files, *moved.gold.files]:
+    for item in [*moved.files, *moved.gold.files, *moved.libraries]:
         item.source = places[str(item.source)]
     return moved
 

@@ -11,14 +11,19 @@ import json
 import os
 import shutil
 import threading
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
+from pydantic_core import PydanticSerializationError
 
 from daharness.core.backend import Snapshot
 from daharness.core.errors import UserError, located
 from daharness.core.record import SampleRecord
 from daharness.core.runlog import IDENTITY_KEYS, RunSpec, TrajectoryFile, file_safe
+from daharness.jsonl import read_json
+from daharness.sandbox.workspace import copy_file, display_name
 
 RUN_FILE = "run.json"
 SAMPLES_FILE = "samples.jsonl"
@@ -63,10 +68,9 @@ class RunDir:
 
     def spec(self) -> RunSpec:
         path = self.root / RUN_FILE
-        try:
-            raw = json.loads(path.read_text(encoding="utf-8"))
-        except json.JSONDecodeError as exc:
-            raise located(path, f"not valid JSON ({exc.msg})", exc.lineno) from None
+        raw = read_json(path)
+        if not isinstance(raw, dict):
+            raise UserError(f"{path}: expected a JSON object")
         try:
             return RunSpec.from_json_dict(raw)
         except ValidationError as exc:
@@ -110,14 +114,14 @@ class RunDir:
         return {rid for rid, record in self.latest_records().items() if record.status == "scored"}
 
     def append(self, record: SampleRecord) -> None:
-        line = record.model_dump_json() + "\n"
+        line = json_text(record) + "\n"
         with self._lock, self.samples_path.open("a", encoding="utf-8") as handle:
             handle.write(line)
             handle.flush()
             os.fsync(handle.fileno())
 
     def write_trajectory(self, trajectory: TrajectoryFile) -> None:
-        _write_atomic(trajectory_path(self.root, trajectory.id), trajectory.model_dump_json(indent=2))
+        _write_atomic(trajectory_path(self.root, trajectory.id), json_text(trajectory, indent=2))
 
     def read_trajectory(self, sample_id: str) -> TrajectoryFile | None:
         path = trajectory_path(self.root, sample_id)
@@ -135,22 +139,86 @@ class RunDir:
         """The chart captures the harness received for a sample (never the agent's files)."""
         return self.root / "captures" / file_safe(sample_id)
 
-    def save_artifacts(self, sample_id: str, snapshot: Snapshot) -> None:
-        """Keep the files the agent created or changed (from the collected snapshot), the symbolic links
-        it left (as links to the same target, never followed) and the chart captures received."""
+    def save_artifacts(
+        self,
+        sample_id: str,
+        snapshot: Snapshot,
+        *,
+        max_files: int | None = None,
+        max_bytes: int | None = None,
+    ) -> ArtifactsSaved:
+        """Keep the files the agent created or changed (from the collected snapshot), in name order up to
+        `max_files` files and `max_bytes` bytes (apparent size; holes stay holes), the symbolic links it
+        left (as links to the same target, never followed) and the chart captures the harness received.
+        Names that are not UTF-8 are saved as written in the record (bytes as `\\xNN`)."""
         target = self.artifacts_dir(sample_id)
+        saved = ArtifactsSaved()
         for name in snapshot.changed:
-            destination = target / name
-            destination.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(snapshot.root / name, destination)
+            source = snapshot.root / name
+            try:
+                size = source.stat().st_size
+            except OSError:
+                continue
+            if (max_files is not None and len(saved.names) >= max_files) or (
+                max_bytes is not None and saved.bytes + size > max_bytes
+            ):
+                saved.left_out.append(display_name(name))
+                continue
+            destination = target / display_name(name)
+            try:
+                destination.parent.mkdir(parents=True, exist_ok=True)
+                copy_file(source, destination)
+            except OSError as exc:
+                saved.failed.append(f"{display_name(name)} ({exc.strerror or exc})")
+                continue
+            saved.names.append(display_name(name))
+            saved.bytes += size
         for entry in snapshot.skipped:
-            link = target / entry.path
+            link = target / display_name(entry.path)
             if entry.kind != "symlink" or entry.target is None or link.is_symlink() or link.exists():
                 continue
-            link.parent.mkdir(parents=True, exist_ok=True)
-            os.symlink(entry.target, link)
+            try:
+                link.parent.mkdir(parents=True, exist_ok=True)
+                os.symlink(entry.target, link)
+            except OSError as exc:
+                saved.failed.append(f"{display_name(entry.path)} ({exc.strerror or exc})")
         if snapshot.captures is not None and snapshot.captures.is_dir():
             shutil.copytree(snapshot.captures, self.captures_dir(sample_id), dirs_exist_ok=True)
+        return saved
+
+
+@dataclass
+class ArtifactsSaved:
+    names: list[str] = field(default_factory=list)
+    bytes: int = 0
+    left_out: list[str] = field(default_factory=list)  # over the caps
+    failed: list[str] = field(default_factory=list)  # could not be written (a path too long, say)
+
+
+def json_text(model: BaseModel, indent: int | None = None) -> str:
+    """A model as JSON, whatever text it holds: strings that are not valid Unicode (lone surrogates, from
+    file names that are not UTF-8 or a model's reply) are written with the odd code points escaped as
+    text (`\\udcff`), so that the file stays readable by every JSON reader, this one included."""
+    try:
+        return model.model_dump_json(indent=indent)
+    except (UnicodeError, PydanticSerializationError):
+        data = _clean_text(model.model_dump(mode="python"))
+        separators = (",", ":") if indent is None else None
+        return json.dumps(data, indent=indent, separators=separators, ensure_ascii=False, default=str)
+
+
+def _clean_text(value: Any) -> Any:
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+            return value
+        except UnicodeEncodeError:
+            return value.encode("utf-8", "backslashreplace").decode("utf-8")
+    if isinstance(value, dict):
+        return {_clean_text(key): _clean_text(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_clean_text(item) for item in value]
+    return value
 
 
 def trajectory_path(run_root: Path, sample_id: str) -> Path:

@@ -16,6 +16,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from daharness import __version__
 from daharness.core.agent import Agent
 from daharness.core.errors import UserError
+from daharness.core.limits import Limits
 from daharness.core.runlog import IDENTITY_KEYS, RunSpec, ScoringSettings
 from daharness.core.suite import Suite
 from daharness.core.task import Task
@@ -24,6 +25,8 @@ from daharness.runs.executors import ExecutorSettings, SampleExecutor, SampleJob
 from daharness.runs.pipeline import SampleResult, SandboxSettings
 from daharness.runs.rundir import RUN_FILE, RunDir
 from daharness.sandbox import check_backend
+from daharness.sandbox.isolation import describe_isolation
+from daharness.sandbox.scratch import process_scratch
 
 _REPORTED_PACKAGES = ("pandas", "numpy", "scipy", "scikit-learn", "pydantic", "matplotlib")
 RUNS_ROOT = Path("runs")
@@ -104,24 +107,63 @@ def run_spec(
         suite_spec=suite.reload_spec(),
         agent=agent.describe(),
         scoring=scoring,
-        sandbox={"backend": sandbox.backend, "limits": asdict(sandbox.limits)},
+        sandbox={
+            "backend": sandbox.backend,
+            "limits": asdict(sandbox.limits),
+            "isolation": describe_isolation(sandbox.backend, sandbox.limits),
+        },
         concurrency=concurrency,
         python=sys.version.split()[0],
         platform=platform.platform(),
         packages=versions,
         command=sys.argv,
+        **({"model_requests": agent.request_settings()} if hasattr(agent, "request_settings") else {}),
     )
 
 
-def record_result(run: RunDir, task_id: str, result: SampleResult) -> None:
-    """Write one finished sample: artifacts, trajectory, then the record (the commit point)."""
+def record_result(run: RunDir, task_id: str, result: SampleResult, limits: Limits | None = None) -> None:
+    """Write one finished sample: artifacts (within the caps of `limits`), trajectory, then the record
+    (the commit point). What fails while writing them becomes the sample's own error record, so one
+    poisoned sample never stops the run (nor, being an error, keeps a resume from trying it again)."""
     try:
-        if result.snapshot is not None:
-            run.save_artifacts(task_id, result.snapshot)
-        run.write_trajectory(result.trajectory)
-        run.append(result.record)
+        try:
+            if result.snapshot is not None:
+                _keep_artifacts(run, task_id, result, limits or Limits())
+            run.write_trajectory(result.trajectory)
+            run.append(result.record)
+        except Exception as exc:
+            result.record = result.record.model_copy(
+                update={
+                    "status": "error",
+                    "error": f"recording the sample failed: {type(exc).__name__}: {exc}",
+                    "score": None,
+                    "answer": None,
+                    "artifacts": [],
+                }
+            )
+            run.append(result.record)
     finally:
         result.discard()
+
+
+def _keep_artifacts(run: RunDir, sample_id: str, result: SampleResult, limits: Limits) -> None:
+    """Save the agent's files within the artifact caps; the record lists what was kept and says what
+    was not."""
+    assert result.snapshot is not None
+    saved = run.save_artifacts(
+        sample_id, result.snapshot, max_files=limits.artifact_files, max_bytes=limits.artifact_mb << 20
+    )
+    result.record.artifacts = saved.names
+    notices = result.record.extra.setdefault("notices", [])
+    if saved.left_out:
+        notices.append(
+            f"{len(saved.left_out)} files not kept in artifacts/ (caps: {limits.artifact_files} files, "
+            f"{limits.artifact_mb} MB), e.g. {', '.join(saved.left_out[:5])}"
+        )
+    if saved.failed:
+        notices.append(f"{len(saved.failed)} files could not be saved: {', '.join(saved.failed[:5])}")
+    if not notices:
+        del result.record.extra["notices"]
 
 
 def run_suite(
@@ -150,6 +192,7 @@ def run_suite(
     scoring = scoring or ScoringSettings()
     executor = executor or ExecutorSettings()
     check_backend(sandbox.backend)
+    process_scratch()  # makes this process's scratch folder, and removes those of dead runs
     selected = select_tasks(suite.tasks, ids=ids, limit=limit)
     work = SampleWork(agent, sandbox, scoring, agent_factory)
     samples = make_executor(executor, work, concurrency)
@@ -162,13 +205,19 @@ def run_suite(
                 suite.name, agent.name
             )
         run = RunDir.open_for_writing(out, spec)
-        return _run_pending(run, selected, samples, suite, agent, console)
+        return _run_pending(run, selected, samples, suite, agent, console, sandbox.limits)
     finally:
         samples.close()
 
 
 def _run_pending(
-    run: RunDir, selected: list[Task], samples: SampleExecutor, suite: Suite, agent: Agent, console: Console
+    run: RunDir,
+    selected: list[Task],
+    samples: SampleExecutor,
+    suite: Suite,
+    agent: Agent,
+    console: Console,
+    limits: Limits,
 ) -> RunOutcome:
     latest = run.latest_records()
     pending = [task for task in selected if task.id not in run.finished_ids()]
@@ -189,7 +238,7 @@ def _run_pending(
                     attempt = latest[task.id].attempt + 1 if task.id in latest else 1
                     samples.submit(SampleJob(task, attempt))
                 for finished in samples.wait():
-                    record_result(run, finished.job.task.id, finished.result)
+                    record_result(run, finished.job.task.id, finished.result, limits)
                     if finished.final:
                         errors += finished.result.record.status == "error"
                         progress.advance(bar)

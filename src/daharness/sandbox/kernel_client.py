@@ -35,11 +35,14 @@ from daharness.core.submission import ActionEvent
 from daharness.core.task import Task
 from daharness.sandbox.captures import CaptureStore
 from daharness.sandbox.cgroups import SandboxCgroup, kill_until_gone
-from daharness.sandbox.workspace import Workspace
+from daharness.sandbox.quota import QuotaGuard
+from daharness.sandbox.scratch import process_scratch
+from daharness.sandbox.workspace import CopyQuota, Workspace, display_name
 
 _PROCESS_HEADROOM = 4  # the kernel's own threads count against the limit too
 _GRACE_S = 3.0  # how long a kernel may take to answer after its own step timeout fired
 _START_TIMEOUT_S = 60.0
+_LISTED_CHANGES = 1000  # files_changed of one step names at most this many files
 _live: set[KernelSandbox] = set()
 _live_lock = threading.Lock()
 StepKind = Literal["python", "bash", "sql", "write_file"]
@@ -62,7 +65,7 @@ class KernelSandbox(SandboxBackend):
     def __init__(self, task: Task, limits: Limits | None = None) -> None:
         self.task = task
         self.limits = limits or Limits()
-        self.workspace = Workspace.create(task)
+        self.workspace = Workspace.create(task, process_scratch())
         self.workdir = task.workdir
         self.restarts = 0
         self._process: subprocess.Popen[bytes] | None = None
@@ -74,6 +77,9 @@ class KernelSandbox(SandboxBackend):
         self._cgroup: SandboxCgroup | None = None
         self.captures = CaptureStore()
         self.history: list[ActionEvent] = []  # every step run, as the sandbox saw it
+        self._guard: QuotaGuard | None = None
+        self._notices: list[str] = []  # why the host killed the sandbox's processes, for the next step
+        self._oom_kills = 0
 
     @abstractmethod
     def launch(self) -> Launch:
@@ -100,7 +106,11 @@ class KernelSandbox(SandboxBackend):
         if plan.uid is not None:
             self.workspace.hand_to(plan.uid, plan.uid)
         if self._cgroup is None and self.own_pid_namespace:
-            self._cgroup = SandboxCgroup.create(max_processes=self.limits.processes + 2 * _PROCESS_HEADROOM)
+            self._cgroup = SandboxCgroup.create(
+                self.limits.processes + 2 * _PROCESS_HEADROOM,
+                memory_bytes=self.limits.memory_mb << 20,
+                cpus=self.limits.cpus,
+            )
         command = self._cgroup.join_command(plan.command) if self._cgroup else plan.command
         self._process = subprocess.Popen(
             command,
@@ -125,18 +135,61 @@ class KernelSandbox(SandboxBackend):
         if not hello.get("ready"):
             self._kill()
             raise SandboxError(f"the sandbox kernel sent an unexpected greeting: {hello}")
+        if self._guard is None:
+            self._guard = QuotaGuard(
+                self.workspace.root,
+                max_bytes=self.limits.workspace_mb << 20,
+                max_entries=self.limits.workspace_files,
+                on_exceeded=self._over_quota,
+            )
+            self._guard.start()
+
+    def _over_quota(self, reason: str) -> None:
+        """The workspace grew past its quota: stop every process of the sandbox (from any thread); the
+        current or next step then restarts the kernel and says why."""
+        self._notices.append(reason)
+        if self._cgroup is not None:
+            self._cgroup.kill_all()
+        elif self._uid is not None:
+            _kill_uid(self._uid)
+        elif (process := self._process) is not None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(process.pid, signal.SIGKILL)
+
+    def resource_usage(self) -> dict[str, Any]:
+        """What the sandbox used and hit, from its control groups and the quota guard."""
+        usage: dict[str, Any] = {"restarts": self.restarts}
+        if self._cgroup is not None:
+            usage["controllers"] = self._cgroup.controllers
+            peak = self._cgroup.memory_peak_bytes()
+            if peak is not None:
+                usage["memory_peak_mb"] = round(peak / 2**20, 1)
+            usage["oom_kills"] = self._cgroup.oom_kills()
+            usage["cpu_throttled_periods"] = self._cgroup.cpu_throttled()
+        if self._guard is not None:
+            usage["workspace_quota_exceeded"] = self._guard.times_exceeded
+        return usage
 
     def close(self) -> None:
-        self._kill()
+        """Kill, release and remove everything of the sandbox; never raises (a sample that is over must
+        not fail because its leftovers resist)."""
+        if self._guard is not None:
+            self._guard.stop()
+        with contextlib.suppress(Exception):
+            self._kill()
         with _live_lock:
             _live.discard(self)
         if not self._closed:
             self._closed = True
-            if self._cgroup is not None:
-                self._cgroup.remove()
-            self.release()
-            self.workspace.remove()
-            self.captures.remove()
+            for cleanup in (
+                self._cgroup.remove if self._cgroup is not None else None,
+                self.release,
+                self.workspace.remove,
+                self.captures.remove,
+            ):
+                if cleanup is not None:
+                    with contextlib.suppress(Exception):
+                        cleanup()
 
     def interrupt(self) -> None:
         self._kill()
@@ -168,7 +221,8 @@ class KernelSandbox(SandboxBackend):
         """Stop every process of the sandbox (so that nothing changes the files while they are copied),
         then copy the workspace's regular files to `target` and the received chart captures beside it."""
         self._kill()
-        snapshot = self.workspace.collect(target)
+        quota = CopyQuota(self.limits.workspace_mb << 20, self.limits.workspace_files)
+        snapshot = self.workspace.collect(target, quota)
         captures = self.captures.copy_to(target.with_name(target.name + "-captures"))
         return dataclasses.replace(snapshot, captures=captures)
 
@@ -197,6 +251,7 @@ class KernelSandbox(SandboxBackend):
         with self._lock:
             before = self.workspace.snapshot_state()
             started = time.perf_counter()
+            self._oom_kills = self._cgroup.oom_kills() if self._cgroup is not None else 0
             try:
                 if self._process is None:  # interrupted or killed since the last step
                     raise SandboxError("the kernel was stopped")
@@ -204,12 +259,37 @@ class KernelSandbox(SandboxBackend):
                 reply = self._read_message(time.monotonic() + step_timeout + _GRACE_S)
                 observation = _observation(kind, reply)
             except SandboxError as exc:
-                return self._recover(kind, str(exc), started, before)
+                return self._enforce_quota(self._recover(kind, str(exc), started, before))
             self.captures.add(reply.get("captures"), reply.get("captures_dropped"))
             observation.duration_s = time.perf_counter() - started
-            observation.files_changed = self.workspace.changed_since(before)
+            observation.files_changed = self._listed(self.workspace.changed_since(before))
         if self._process_limit_reached(reply, observation):
             self._restart_after_exhaustion(observation)
+        return self._enforce_quota(observation)
+
+    def _listed(self, changed: list[str]) -> list[str]:
+        """Changed names as JSON-safe text, at most `_LISTED_CHANGES` of them (100k tiny files must not
+        make a trajectory, or a prompt, of megabytes)."""
+        return [display_name(name) for name in changed[:_LISTED_CHANGES]]
+
+    def _enforce_quota(self, observation: Observation) -> Observation:
+        """Check the workspace quota after the step (its watcher checks during it) and tell the agent
+        when the sandbox's processes were stopped for it."""
+        if self._guard is not None:
+            self._guard.check()  # over quota and growing: kills the processes and adds a notice
+        if not self._notices:
+            return observation
+        reasons, self._notices = list(dict.fromkeys(self._notices)), []
+        fresh = observation.restarted and self._process is not None and self._process.poll() is None
+        if not fresh:  # the kernel that ran the step was stopped with the rest: start a new one
+            self._restart(reasons[0])
+        message = (
+            f"{'; '.join(reasons)}. Every process of the sandbox was stopped and the kernel restarted, so "
+            "its variables are lost; delete files to get back under the quota"
+        )
+        observation.error = ErrorInfo(name="WorkspaceQuotaExceeded", value=message)
+        observation.restarted = True
+        observation.stderr += f"\n[{message}]\n"
         return observation
 
     def _process_limit_reached(self, reply: dict[str, Any], observation: Observation) -> bool:
@@ -236,26 +316,35 @@ class KernelSandbox(SandboxBackend):
             "killed and the kernel was restarted, so its variables are lost]\n"
         )
 
-    def _recover(
-        self, kind: str, reason: str, started: float, before: dict[str, tuple[int, int]]
-    ) -> Observation:
-        """The kernel did not answer: kill the sandbox, start a fresh one, and say what was lost."""
+    def _restart(self, reason: str) -> None:
+        """Kill every process of the sandbox and start a fresh kernel (a SandboxError if it won't)."""
         self._kill()
         self.restarts += 1
         try:
             self.start()
         except SandboxError as exc:
             raise SandboxError(f"{reason}; restarting the sandbox failed: {exc}") from None
+
+    def _recover(
+        self, kind: str, reason: str, started: float, before: dict[str, tuple[int, int]]
+    ) -> Observation:
+        """The kernel did not answer: kill the sandbox, start a fresh one, and say what was lost."""
+        self._restart(reason)
         timed_out = "no answer" in reason
+        name = "TimeoutError" if timed_out else "KernelDied"
+        if self._cgroup is not None and self._cgroup.oom_kills() > self._oom_kills:
+            name = "MemoryError"
+            reason = (
+                f"the sandbox ran out of its {self.limits.memory_mb} MB of memory (files in /tmp and "
+                "/dev/shm count too) and the kernel killed its largest process"
+            )
         observation = Observation.failure(
-            kind,
-            "TimeoutError" if timed_out else "KernelDied",
-            f"{reason}; the kernel was restarted and its variables are lost",
+            kind, name, f"{reason}; the kernel was restarted and its variables are lost"
         )
         observation.restarted = True
         observation.timed_out = timed_out
         observation.duration_s = time.perf_counter() - started
-        observation.files_changed = self.workspace.changed_since(before)
+        observation.files_changed = self._listed(self.workspace.changed_since(before))
         return observation
 
     # ---- transport ----------------------------------------------------------------------------------
@@ -307,7 +396,8 @@ class KernelSandbox(SandboxBackend):
         process.wait()
         for stream in (process.stdin, process.stdout, process.stderr):
             if stream is not None:
-                stream.close()
+                with contextlib.suppress(OSError):  # stdin may hold a request the dead kernel never read
+                    stream.close()
         if self._cgroup is not None:
             self._cgroup.kill_all()
         elif self._uid is not None:

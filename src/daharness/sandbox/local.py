@@ -33,9 +33,17 @@ class LocalSandbox(KernelSandbox):
     def launch(self) -> Launch:
         hooks = str(hooks_dir())
         workdir = str(self.workspace.root)
-        config = kernel_config(self.limits, workdir=workdir, uid=None, hooks=hooks, own_pid_namespace=False)
+        libraries = [str(library.source) for library in self.task.libraries]
+        config = kernel_config(
+            self.limits,
+            workdir=workdir,
+            uid=None,
+            hooks=hooks,
+            own_pid_namespace=False,
+            python_path=libraries,
+        )
         env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": workdir, **common_env()}
-        env.update(PYTHONPATH=hooks)  # the kernel names the capture channel itself
+        env.update(PYTHONPATH=":".join([hooks, *libraries]))  # the kernel names the capture channel itself
         additions = sandbox_additions(self.task)  # HOME is the workspace here anyway
         env.update(additions.env)
         if additions.path_dirs:

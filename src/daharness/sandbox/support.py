@@ -17,10 +17,13 @@ from daharness.core.family import SandboxAdditions
 from daharness.core.limits import Limits
 from daharness.core.registry import families
 from daharness.core.task import Task
+from daharness.sandbox.scratch import process_scratch
+from daharness.sandbox.workspace import remove_tree
 
 HERE = Path(__file__).parent
 SANDBOX_KERNEL = "/daharness-kernel"
 SANDBOX_HOOKS = "/daharness-hooks"  # chart capture hook and the sitecustomize that installs it
+SANDBOX_LIBRARIES = "/daharness-lib"  # a task's private libraries, one numbered folder each
 SANDBOX_TOOLS = "/daharness-tools"  # a family's folders of commands, first on PATH (read-only)
 _BOOTSTRAP = (
     "import json, sys; sys.path.insert(0, {folder!r}); from daharness_kernel import server; "
@@ -29,8 +32,9 @@ _BOOTSTRAP = (
 
 
 def _private_copy(prefix: str) -> Path:
-    folder = Path(tempfile.mkdtemp(prefix=prefix))
-    atexit.register(shutil.rmtree, folder, True)
+    """A new folder in this process's scratch folder (removed at exit, or reaped after a crash)."""
+    folder = Path(tempfile.mkdtemp(prefix=prefix, dir=process_scratch()))
+    atexit.register(remove_tree, folder)
     return folder
 
 
@@ -66,9 +70,16 @@ def kernel_command(python: str, folder: str, config: dict[str, object]) -> list[
 
 
 def kernel_config(
-    limits: Limits, *, workdir: str, uid: int | None, hooks: str, own_pid_namespace: bool
+    limits: Limits,
+    *,
+    workdir: str,
+    uid: int | None,
+    hooks: str,
+    own_pid_namespace: bool,
+    python_path: list[str] | None = None,
 ) -> dict:
     return {
+        "python_path": python_path or [],
         "chart_capture": f"{hooks}/chart_capture.py",
         "count_processes": own_pid_namespace,
         "limits": limits.kernel_limits(),

@@ -3,6 +3,8 @@ symlink-free copy of it that scorers read once the agent is done."""
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import hashlib
 import os
 import shutil
@@ -10,6 +12,7 @@ import stat
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from daharness.core.backend import SkipKind, SkippedEntry, Snapshot
 from daharness.core.task import Task
@@ -22,7 +25,7 @@ class Workspace:
     """Created per sample; remembers file digests to tell which files the agent produced or changed."""
 
     root: Path
-    _initial: dict[str, str | None] = field(default_factory=dict)
+    _initial: dict[str, str] = field(default_factory=dict)
 
     @classmethod
     def create(cls, task: Task, parent: Path | None = None) -> Workspace:
@@ -34,7 +37,7 @@ class Workspace:
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(item.source, target)
         workspace = cls(root)
-        workspace._initial = {name: _digest(root, name) for name in walk(root)[0]}
+        workspace._initial = {name: _digest(root / name) for name in walk(root)[0]}
         return workspace
 
     def snapshot_state(self) -> dict[str, tuple[int, int]]:
@@ -43,7 +46,7 @@ class Workspace:
         for name in walk(self.root)[0]:
             try:
                 info = os.lstat(self.root / name)
-            except OSError:  # removed meanwhile by a process of the sandbox
+            except OSError:  # gone meanwhile, or a path too long for the kernel
                 continue
             found[name] = (info.st_size, info.st_mtime_ns)
         return found
@@ -54,7 +57,7 @@ class Workspace:
     def changed_files(self) -> list[str]:
         """Files created or modified since the workspace was made, as relative paths."""
         return sorted(
-            name for name in walk(self.root)[0] if self._initial.get(name) != _digest(self.root, name)
+            name for name in walk(self.root)[0] if self._initial.get(name) != _digest_or_none(self.root, name)
         )
 
     def read_file(self, name: str) -> bytes:
@@ -65,23 +68,34 @@ class Workspace:
         with os.fdopen(descriptor, "rb") as handle:
             return handle.read()
 
-    def collect(self, target: Path) -> Snapshot:
-        """Copy every regular file to `target`; links, devices, FIFOs and sockets are left out and listed."""
+    def collect(self, target: Path, quota: CopyQuota | None = None) -> Snapshot:
+        """Copy every regular file to `target` (holes of sparse files stay holes); links, devices, FIFOs
+        and sockets are left out and listed, and so are the agent's files beyond `quota` (the task's
+        own files always fit; the others are taken in name order, by apparent size)."""
         files, skipped = walk(self.root)
+        files.sort(key=lambda name: name not in self._initial)  # stable: the task's files first
         target.mkdir(parents=True, exist_ok=True)
         copied, changed = [], []
+        room = _Room(quota)
         for name in files:
-            destination = target / name
-            destination.parent.mkdir(parents=True, exist_ok=True)
+            source = self.root / name
             try:
-                digest = _copy_no_follow(self.root, name, destination)
+                size = os.lstat(source).st_size
+                if not room.take(name in self._initial, size):
+                    skipped.append(SkippedEntry(name, "over_quota"))
+                    continue
+                destination = target / name
+                destination.parent.mkdir(parents=True, exist_ok=True)
+                # opened one component at a time: a folder swapped for a link cannot lead out
+                digest = copy_descriptor(open_beneath(self.root, name), destination)
             except OSError:
                 skipped.append(SkippedEntry(name, "unreadable"))
                 continue
             copied.append(name)
             if self._initial.get(name) != digest:
                 changed.append(name)
-        removed = sorted(set(self._initial) - set(copied))
+        removed = sorted(set(self._initial) - set(copied) - {entry.path for entry in skipped})
+        skipped.sort(key=lambda entry: entry.path)
         return Snapshot(target, frozenset(copied), tuple(sorted(changed)), tuple(skipped), tuple(removed))
 
     def hand_to(self, uid: int, gid: int) -> None:
@@ -91,6 +105,37 @@ class Workspace:
 
     def remove(self) -> None:
         remove_tree(self.root)
+
+
+@dataclass(frozen=True)
+class CopyQuota:
+    """What may be copied out beyond the task's own files: bytes (apparent size) and files."""
+
+    max_bytes: int
+    max_files: int
+
+
+class _Room:
+    def __init__(self, quota: CopyQuota | None) -> None:
+        self.quota, self.bytes, self.files = quota, 0, 0
+
+    def take(self, task_file: bool, size: int) -> bool:
+        if self.quota is None or task_file:
+            return True
+        if self.files + 1 > self.quota.max_files or self.bytes + size > self.quota.max_bytes:
+            return False
+        self.files, self.bytes = self.files + 1, self.bytes + size
+        return True
+
+
+def display_name(name: str) -> str:
+    """A workspace name as text that any JSON writer accepts: bytes that are not UTF-8 (kept in `name`
+    as surrogate escapes) are written as `\\xNN`, so the record still says exactly what the file was."""
+    try:
+        name.encode("utf-8")
+        return name
+    except UnicodeEncodeError:
+        return name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
 
 
 def walk(root: Path) -> tuple[list[str], list[SkippedEntry]]:
@@ -112,9 +157,6 @@ def walk(root: Path) -> tuple[list[str], list[SkippedEntry]]:
             continue
         for entry in entries:
             name = f"{prefix}/{entry.name}" if prefix else entry.name
-            if not _printable(entry.name):  # not UTF-8: it could not be recorded, so it is not collected
-                skipped.append(SkippedEntry(_escaped(name), "bad_name"))
-                continue
             try:
                 info = entry.stat(follow_symlinks=False)
             except OSError:
@@ -140,32 +182,84 @@ def walk(root: Path) -> tuple[list[str], list[SkippedEntry]]:
 
 
 def remove_tree(root: Path) -> None:
-    """Remove a folder however deep it is (shutil.rmtree recurses and fails on very deep trees)."""
-    if not root.exists() and not root.is_symlink():
+    """Remove a folder however deep it is and however long its paths get: iterative, one folder
+    descriptor at a time and names relative to it (a full path could exceed the kernel's limit), never
+    through a link, and never raising (what cannot be removed stays)."""
+    try:
+        info = os.lstat(root)
+    except OSError:
         return
-    stack = [str(root)]
-    dirs: list[str] = []
-    while stack:
-        current = stack.pop()
-        dirs.append(current)
-        try:
-            entries = list(os.scandir(current))
-        except OSError:
-            continue
-        for entry in entries:
-            try:
-                if entry.is_dir(follow_symlinks=False):
-                    os.chmod(entry.path, 0o700)
-                    stack.append(entry.path)
-                else:
-                    os.unlink(entry.path)
-            except OSError:
+    if not stat.S_ISDIR(info.st_mode):
+        with contextlib.suppress(OSError):
+            os.unlink(root)
+        return
+    try:
+        fd = os.open(root, _DIR_FLAGS)
+    except OSError:
+        return
+    stack: list[tuple[str, list[str]]] = []  # (folder entered, its parent's subfolders still to do)
+    pending = _clear_folder(fd)
+    while True:
+        if pending:
+            name = pending.pop()
+            child = _enter(fd, name)
+            if child is None:
                 continue
-    for folder in reversed(dirs):
+            stack.append((name, pending))
+            os.close(fd)
+            fd, pending = child, _clear_folder(child)
+            continue
+        if not stack:
+            break
+        name, pending = stack.pop()
         try:
-            os.rmdir(folder)
+            parent = os.open("..", _DIR_FLAGS, dir_fd=fd)
+        except OSError:
+            break
+        os.close(fd)
+        fd = parent
+        with contextlib.suppress(OSError):
+            os.rmdir(name, dir_fd=fd)
+    os.close(fd)
+    with contextlib.suppress(OSError):
+        os.rmdir(root)
+
+
+_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW
+
+
+def _clear_folder(fd: int) -> list[str]:
+    """Unlink every non-folder entry of an open folder; returns the names of its subfolders."""
+    with contextlib.suppress(OSError):
+        os.fchmod(fd, 0o700)  # the agent may have made it read-only
+    try:
+        entries = list(os.scandir(fd))
+    except OSError:
+        return []
+    folders = []
+    for entry in entries:
+        try:
+            if entry.is_dir(follow_symlinks=False):
+                folders.append(entry.name)
+            else:
+                os.unlink(entry.name, dir_fd=fd)
         except OSError:
             continue
+    return folders
+
+
+def _enter(parent: int, name: str) -> int | None:
+    try:
+        return os.open(name, _DIR_FLAGS, dir_fd=parent)
+    except PermissionError:
+        pass
+    except OSError:
+        return None
+    try:  # a folder the agent made unreadable: it is ours, so make it readable again
+        os.chmod(name, 0o700, dir_fd=parent)
+        return os.open(name, _DIR_FLAGS, dir_fd=parent)
+    except OSError:
+        return None
 
 
 def _kind(mode: int) -> SkipKind:
@@ -187,16 +281,13 @@ def _link_target(path: str, mode: int) -> str | None:
         return None
 
 
-def _printable(name: str) -> bool:
-    try:
-        name.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
-
-
-def _escaped(name: str) -> str:
-    return name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+def _open_no_follow(path: Path) -> int:
+    """A descriptor of a regular file, refusing links, FIFOs and devices (no blocking open of a FIFO)."""
+    descriptor = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+        os.close(descriptor)
+        raise OSError(f"{path}: not a regular file")
+    return descriptor
 
 
 def open_beneath(root: Path, name: str) -> int:
@@ -221,18 +312,76 @@ def open_beneath(root: Path, name: str) -> int:
     return descriptor
 
 
-def _copy_no_follow(root: Path, name: str, destination: Path) -> str:
-    """Copy a regular file without following links; returns its SHA-1."""
+def copy_file(source: Path, destination: Path) -> str:
+    """Copy a regular file without following links, keeping its holes (a sparse file stays sparse, so a
+    1 GB file of nothing costs no disk); returns the SHA-1 of its content. At most the size it had
+    when opened is copied, even if something keeps writing to it."""
+    return copy_descriptor(_open_no_follow(source), destination)
+
+
+def copy_descriptor(descriptor: int, destination: Path) -> str:
+    """`copy_file` from an open descriptor of a regular file (closed when done)."""
     digest = hashlib.sha1()
-    with os.fdopen(open_beneath(root, name), "rb") as reader, destination.open("wb") as writer:
-        while chunk := reader.read(_COPY_CHUNK):
-            digest.update(chunk)
-            writer.write(chunk)
+    with os.fdopen(descriptor, "rb", buffering=0) as reader, destination.open("wb") as writer:
+        size = os.fstat(reader.fileno()).st_size
+        offset = 0
+        for start, end in _data_ranges(reader.fileno(), size):
+            _hash_zeros(digest, start - offset)
+            writer.seek(start)
+            reader.seek(start)
+            remaining = end - start
+            while remaining > 0 and (chunk := reader.read(min(_COPY_CHUNK, remaining))):
+                digest.update(chunk)
+                writer.write(chunk)
+                remaining -= len(chunk)
+            offset = end - remaining
+        _hash_zeros(digest, size - offset)
+        writer.truncate(size)
     return digest.hexdigest()
 
 
-def _digest(root: Path, name: str) -> str | None:
-    """SHA-1 of a workspace file (None when it cannot be read as a regular file any more)."""
+def _data_ranges(fd: int, size: int) -> list[tuple[int, int]]:
+    """The (start, end) ranges of a file that hold data; all of it where holes cannot be asked for."""
+    ranges = []
+    offset = 0
+    try:
+        while offset < size:
+            try:
+                start = os.lseek(fd, offset, os.SEEK_DATA)
+            except OSError as exc:
+                if exc.errno == errno.ENXIO:  # only a hole is left
+                    break
+                raise
+            if start >= size:
+                break
+            end = min(os.lseek(fd, start, os.SEEK_HOLE), size)
+            ranges.append((start, end))
+            offset = end
+    except (OSError, AttributeError):  # no SEEK_DATA here: copy everything
+        return [(0, size)] if size else []
+    return ranges
+
+
+_ZEROS = bytes(_COPY_CHUNK)
+
+
+def _hash_zeros(digest: Any, count: int) -> None:
+    while count > 0:
+        digest.update(_ZEROS[: min(count, _COPY_CHUNK)])
+        count -= _COPY_CHUNK
+
+
+def _digest(path: Path) -> str:
+    digest = hashlib.sha1()
+    with path.open("rb") as handle:
+        while chunk := handle.read(_COPY_CHUNK):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def _digest_or_none(root: Path, name: str) -> str | None:
+    """SHA-1 of a workspace file, opened as `open_beneath` does (None when it is not a regular file any
+    more: the agent's processes may change it meanwhile)."""
     digest = hashlib.sha1()
     try:
         with os.fdopen(open_beneath(root, name), "rb") as handle:

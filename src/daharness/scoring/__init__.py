@@ -6,8 +6,10 @@ Importing this package registers the built-in scorers.
 
 from daharness.scoring import (  # noqa: F401  (registration)
     chart,
+    choice,
     closed_form,
     database,
+    interactive_code,
     ml,
     table,
     text,

@@ -1,6 +1,7 @@
 """Loaders of suite formats (official files and our own folders) into the one Task schema.
 
-Importing this package registers the formats: `dabench`, `workspace` (and what later modules add).
+Importing this package registers the formats: `dabench`, `workspace`, `interactive` (and what later modules
+add).
 """
 
-from daharness.tasks import dabench, dacode, spider2v, workspace_suite  # noqa: F401  (registration)
+from daharness.tasks import dabench, dacode, interactive_suite, spider2v, workspace_suite  # noqa: F401  (registration)

@@ -27,7 +27,7 @@ from daharness.core.task import (
     TaskMetadata,
     WorkspaceFile,
 )
-from daharness.jsonl import iter_jsonl
+from daharness.jsonl import iter_jsonl, read_text
 from daharness.tasks.manifest import read_manifest
 
 SOURCE = "InfiAgent-DABench"
@@ -155,7 +155,7 @@ def _to_task(
 ) -> Task:
     reference = None
     if solutions is not None and (solution := solutions / f"{row['id']}.py").is_file():
-        reference = ReferenceSolution(language="python", code=solution.read_text(encoding="utf-8"))
+        reference = ReferenceSolution(language="python", code=read_text(solution))
     concepts = row.get("concepts", [])
     return Task(
         id=str(row["id"]),

@@ -21,7 +21,7 @@ from daharness.core.task import (
     TaskMetadata,
     WorkspaceFile,
 )
-from daharness.jsonl import read_json
+from daharness.jsonl import read_json, read_text
 from daharness.tasks.manifest import read_manifest
 
 _KNOWN_FIELDS = {
@@ -87,13 +87,9 @@ def _load_task(task_dir: Path, suite: str) -> Task:
     source, gold = task_dir / "source", task_dir / "gold"
     reference = None
     if (task_dir / "solution.py").is_file():
-        reference = ReferenceSolution(
-            language="python", code=(task_dir / "solution.py").read_text(encoding="utf-8")
-        )
+        reference = ReferenceSolution(language="python", code=read_text(task_dir / "solution.py"))
     elif (task_dir / "solution.sh").is_file():
-        reference = ReferenceSolution(
-            language="bash", code=(task_dir / "solution.sh").read_text(encoding="utf-8")
-        )
+        reference = ReferenceSolution(language="bash", code=read_text(task_dir / "solution.sh"))
     outputs = list(raw.get("outputs", []))
     task = Task(
         id=str(raw.get("id", task_dir.name)),

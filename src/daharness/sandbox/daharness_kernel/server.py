@@ -139,5 +139,6 @@ def main(config: dict[str, Any]) -> None:
     _apply_limits(config)
     if config.get("workdir"):
         os.chdir(config["workdir"])
+    sys.path.extend(config.get("python_path") or [])  # the task's private libraries (-I ignores PYTHONPATH)
     inbox = _install_chart_capture(config.get("chart_capture"))
     Kernel(config, inbox).serve()

@@ -1,0 +1,291 @@
+"""The interactive family (Tapilot-Crossing): multi-turn analysis dialogues over tables.
+
+Around each sample: `prepare` gives the agent a sandbox where the dialogue's earlier code has run (the
+agent starts where the conversation is; the history runs when the agent first uses it); `finish` runs
+the reference code and the agent's code, each after the same history in a fresh sandbox, and keeps both
+records in `submission.evidence["interactive"]` for the `interactive_code` scorer. Multiple-choice turns
+need no execution. `damaged` gives `daharness validate` wrong answers: a changed number or text, a
+dropped intent, the same results without the private library, the suite's decoys, a wrong letter.
+
+Report figures (paper Table 3 and Figure 4): Acc and AccR by mode (normal, action, private,
+private-action), code generation and multiple choice apart and together; accuracy by action type and
+by result type (each intent on its own); the official intent-weighted accuracy (an all-right query counts
+once per intent); and the clarification turns, how often the agent asked and got an answer.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Iterator
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from rich.table import Table
+
+from daharness.core.backend import SandboxBackend
+from daharness.core.family import FamilyBase, SampleEnvironment
+from daharness.core.record import SampleRecord
+from daharness.core.registry import family
+from daharness.core.submission import Submission
+from daharness.core.task import Task
+from daharness.families.interactive_run import (
+    HistoryFirst,
+    OpenFresh,
+    code_options,
+    record_of,
+    reference_record,
+)
+from daharness.report.html import card, svg_bars
+from daharness.report.html import pct as pct_html
+from daharness.report.terminal import pct
+from daharness.scoring.choice import LETTERS
+from daharness.scoring.interactive_code import extract_code
+
+MODES = ("normal", "action", "private", "private_action")
+MODE_TITLES = {"normal": "Normal", "action": "Action", "private": "Private", "private_action": "Pri-Act"}
+
+
+@family("interactive", order=30)
+class InteractiveFamily(FamilyBase):
+    """Tapilot-Crossing: Acc and AccR by mode and answer type, by action type and result type."""
+
+    mode_group = "interactive"
+    title = "interactive (Tapilot-Crossing)"
+
+    # ---- around the agent ---------------------------------------------------------------------------
+
+    def prepare(self, task: Task, env: SampleEnvironment) -> SandboxBackend:
+        return HistoryFirst(task, env.sandbox)  # the history runs when the agent first uses its sandbox
+
+    def finish(self, task: Task, env: SampleEnvironment, submission: Submission) -> None:
+        options = code_options(task)
+        if options is None:
+            return
+        reference = reference_record(task, options, env.open_fresh)
+        code = extract_code(submission.answer)
+        agent = record_of(task, options, code, env.open_fresh)
+        submission.evidence["interactive"] = {"code": code, "reference": reference, "agent": agent}
+
+    # ---- validate: wrong versions of the reference's answer ----------------------------------------
+
+    def damaged(
+        self, task: Task, submission: Submission, open_fresh: OpenFresh, scratch: Path
+    ) -> Iterator[tuple[str, Submission]]:
+        options = code_options(task)
+        if options is None:
+            right = task.gold.choice or "A"
+            choices = len(task.answer_format.names) or 2
+            wrong = LETTERS[(LETTERS.index(right) + 1) % choices]
+            yield f"answer {wrong} instead of {right}", replace(submission, answers=[f"Answer: {wrong}"])
+            return
+        evidence = submission.evidence["interactive"]
+        changed = copy.deepcopy(evidence)
+        label = _change_a_value(changed["agent"]["results"])
+        if label:
+            yield label, _with_evidence(submission, changed)
+        dropped = copy.deepcopy(evidence)
+        last = options.intents[-1]
+        dropped["agent"]["results"][-1] = {"type": last.type, "missing": "dropped by validate", "png": None}
+        yield f"drop the {last.type} intent {last.label()}", _with_evidence(submission, dropped)
+        if options.library and options.reference_calls:
+            plain = copy.deepcopy(evidence)
+            plain["code"], plain["agent"]["private_calls"] = "", []
+            yield "the same results without the private library", _with_evidence(submission, plain)
+        for decoy in task.gold.data.get("decoys", []):
+            record = record_of(task, options, decoy["code"], open_fresh)
+            wrong = {**evidence, "code": decoy["code"], "agent": record}
+            yield decoy["label"], _with_evidence(replace(submission, answers=[decoy["code"]]), wrong)
+
+    # ---- report --------------------------------------------------------------------------------------
+
+    def figures(self, records: list[SampleRecord]) -> dict[str, Any] | None:
+        rows = [
+            _row(r) for r in records if r.status == "scored" and r.score is not None and not r.score.excluded
+        ]
+        if not rows:
+            return None
+        table3 = {
+            metric: {
+                **{mode: _mean([r[metric] for r in rows if r["mode"] == mode]) for mode in MODES},
+                "code": _mean([r[metric] for r in rows if r["answer_type"] == "code"]),
+                "choice": _mean([r[metric] for r in rows if r["answer_type"] == "choice"]),
+                "overall": _mean([r[metric] for r in rows]),
+            }
+            for metric in ("acc", "accr")
+        }
+        by_mode = {
+            mode: {
+                answer: _group([r for r in rows if r["mode"] == mode and r["answer_type"] == answer])
+                for answer in ("code", "choice")
+            }
+            for mode in MODES
+            if any(r["mode"] == mode for r in rows)
+        }
+        actions = sorted({r["action"] for r in rows if r["action"]})
+        intents = [intent for r in rows for intent in r["intents"]]
+        result_types = sorted({intent["type"] for intent in intents})
+        weighted = sum(len(r["intents"]) or 1 for r in rows)
+        asked = [r for r in rows if r["asked"]]
+        clarify = [r for r in rows if r["action"] == "clarification"]
+        return {
+            "table3": table3,
+            "by_mode": by_mode,
+            "by_action": {action: _group([r for r in rows if r["action"] == action]) for action in actions},
+            "by_result_type": {
+                kind: {
+                    "intents": sum(i["type"] == kind for i in intents),
+                    "acc": _mean([float(i["right"]) for i in intents if i["type"] == kind]),
+                }
+                for kind in result_types
+            },
+            "intent_weighted_acc": round(
+                sum((len(r["intents"]) or 1) * r["acc"] for r in rows) / weighted, 4
+            ),
+            "clarification": {
+                "turns": len(clarify),
+                "asked": sum(r["asked"] > 0 for r in clarify),
+                "answered": sum(r["answered"] > 0 for r in clarify),
+                "acc_asked": _mean([r["acc"] for r in clarify if r["asked"]]),
+                "acc_not_asked": _mean([r["acc"] for r in clarify if not r["asked"]]),
+                "questions_in_all_turns": sum(r["asked"] for r in rows),
+                "turns_with_questions": len(asked),
+            },
+            "ambiguous_replies": sum(r["ambiguous"] for r in rows),
+            "counts": {
+                "samples": len(rows),
+                "code": sum(r["answer_type"] == "code" for r in rows),
+                "choice": sum(r["answer_type"] == "choice" for r in rows),
+                "intents": len(intents),
+            },
+        }
+
+    def print_figures(self, console: Any, figures: dict[str, Any], title: str) -> None:
+        table3 = Table(title=f"{title} · Table 3 layout", title_justify="left")
+        table3.add_column("")
+        columns = [*MODES, "code", "choice", "overall"]
+        for column in columns:
+            table3.add_column(MODE_TITLES.get(column, column.capitalize()), justify="right")
+        for metric, label in (("acc", "Acc"), ("accr", "AccR")):
+            table3.add_row(label, *(pct(figures["table3"][metric][c]) for c in columns))
+        console.print(table3)
+        apart = Table(title="by mode and answer type (Acc / AccR, samples)", title_justify="left")
+        for column in ("mode", "code generation", "multiple choice"):
+            apart.add_column(column)
+        for mode, groups in figures["by_mode"].items():
+            apart.add_row(MODE_TITLES[mode], *(_cell(groups[answer]) for answer in ("code", "choice")))
+        console.print(apart)
+        breakdown = Table(show_header=True, title_justify="left")
+        for column in ("breakdown", "group", "Acc", "n"):
+            breakdown.add_column(column)
+        for action, group in figures["by_action"].items():
+            breakdown.add_row("action type", action, pct(group["acc"]), str(group["n"]))
+        for kind, group in figures["by_result_type"].items():
+            breakdown.add_row("result type (intents)", kind, pct(group["acc"]), str(group["intents"]))
+        console.print(breakdown)
+        clarification = figures["clarification"]
+        console.print(
+            f"intent-weighted Acc {pct(figures['intent_weighted_acc'])} · ambiguous replies "
+            f"{figures['ambiguous_replies']} · clarification turns "
+            f"{clarification['turns']}: asked in {clarification['asked']}, answered in {clarification['answered']} "
+            f"(Acc asked {pct(clarification['acc_asked'])}, not asked {pct(clarification['acc_not_asked'])}); "
+            f"questions in all turns {clarification['questions_in_all_turns']}"
+        )
+
+    def html(self, figures: dict[str, Any]) -> str:
+        overall = figures["table3"]
+        cards = "".join(
+            card(label, pct_html(overall[metric][column]))
+            for label, metric, column in (
+                ("Acc", "acc", "overall"),
+                ("AccR", "accr", "overall"),
+                ("Acc code generation", "acc", "code"),
+                ("Acc multiple choice", "acc", "choice"),
+            )
+        )
+        columns = [*MODES, "code", "choice", "overall"]
+        header = "".join(f"<th>{MODE_TITLES.get(c, c.capitalize())}</th>" for c in columns)
+        body = "".join(
+            f"<tr><td>{label}</td>"
+            + "".join(f"<td>{pct_html(overall[metric][c])}</td>" for c in columns)
+            + "</tr>"
+            for metric, label in (("acc", "Acc"), ("accr", "AccR"))
+        )
+        clarification = figures["clarification"]
+        return (
+            f'<div class="cards">{cards}</div><table><tr><th></th>{header}</tr>{body}</table>'
+            f"<p>Clarification turns: {clarification['turns']}, the agent asked in {clarification['asked']} and "
+            f'got an answer in {clarification["answered"]}.</p><div class="charts">'
+            f"<figure>{svg_bars({k: v['acc'] or 0.0 for k, v in figures['by_action'].items()}, 'Acc by action type', True, 'Acc')}</figure>"
+            f"<figure>{svg_bars({k: v['acc'] or 0.0 for k, v in figures['by_result_type'].items()}, 'Acc by result type (intents)', True, 'Acc')}</figure></div>"
+        )
+
+
+# ---- helpers ------------------------------------------------------------------------------------------
+
+
+def _row(record: SampleRecord) -> dict[str, Any]:
+    details = record.score.details if record.score else {}
+    clarification = details.get("clarification") or {}
+    value = record.score.value if record.score else 0.0
+    return {
+        "mode": details.get("mode") or record.category or "normal",
+        "action": details.get("action", record.subcategory),
+        "answer_type": details.get("answer_type", "code"),
+        "acc": float(details.get("acc", value)),
+        "accr": float(details.get("accr", value)),
+        "intents": details.get("intents", []),
+        "ambiguous": bool(details.get("ambiguous", False)),
+        "asked": int(clarification.get("asked", 0)),
+        "answered": int(clarification.get("answered", 0)),
+    }
+
+
+def _mean(values: list[float]) -> float | None:
+    return round(sum(values) / len(values), 4) if values else None
+
+
+def _group(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    return {"n": len(rows), "acc": _mean([r["acc"] for r in rows]), "accr": _mean([r["accr"] for r in rows])}
+
+
+def _cell(group: dict[str, Any]) -> str:
+    if not group["n"]:
+        return "—"
+    return f"{pct(group['acc'])} / {pct(group['accr'])} ({group['n']})"
+
+
+def _with_evidence(submission: Submission, evidence: dict[str, Any]) -> Submission:
+    return replace(submission, evidence={**submission.evidence, "interactive": evidence})
+
+
+def _damage(value: Any, kind: type) -> tuple[Any, bool]:
+    """The first number (kind float: moved by 5%, 0 becomes 1) or text (kind str: marked as changed)
+    inside a tagged value; (value, whether one was found)."""
+    if kind is float and isinstance(value, int | float) and not isinstance(value, bool):
+        return (value * 1.05 + (1 if value == 0 else 0)), True
+    if kind is str and isinstance(value, str):
+        return value + " (changed)", True
+    if isinstance(value, list):
+        for i, item in enumerate(value):
+            damaged, found = _damage(item, kind)
+            if found:
+                return [*value[:i], damaged, *value[i + 1 :]], True
+    if isinstance(value, dict):
+        for key in ("data", "values", "list", "tuple", "set", "dict", "array", "dataframe", "series"):
+            if key in value:
+                damaged, found = _damage(value[key], kind)
+                if found:
+                    return {**value, key: damaged}, True
+    return value, False
+
+
+def _change_a_value(results: list[dict[str, Any]]) -> str | None:
+    """Change one number (else one text) of the first data result that has one; the mutation's name."""
+    for kind, what in ((float, "a number"), (str, "a text")):
+        for result in results:
+            if "value" in result:
+                result["value"], found = _damage(result["value"], kind)
+                if found:
+                    return f"change {what} of the {result['type']} result"
+    return None

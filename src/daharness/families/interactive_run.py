@@ -1,0 +1,259 @@
+"""Running a dialogue turn's code in a sandbox and recording its results (the interactive family).
+
+A turn's code is judged by what it leaves behind, never by its text: in a sandbox holding the task's
+untouched files, the dialogue's earlier code runs first (the history), then the turn's code, then the
+probe (``interactive_probe.py``) writes each intent's result as JSON; plots are copied out with their
+chart captures. The same code on the same task is run once per process (the reference's code is asked
+for by every sample of a task).
+"""
+
+from __future__ import annotations
+
+import atexit
+import copy
+import hashlib
+import json
+import secrets
+import shutil
+import tempfile
+import threading
+from collections.abc import Callable
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from daharness.core.backend import SandboxBackend, Snapshot
+from daharness.core.errors import InfrastructureError
+from daharness.core.observation import Observation
+from daharness.core.registry import scorers
+from daharness.core.task import Task
+from daharness.scoring.interactive_code import InteractiveCodeOptions
+
+PROBE_SOURCE = (Path(__file__).with_name("interactive_probe.py")).read_text(encoding="utf-8")
+MAX_CAPTURE_BYTES = 8 << 20  # a chart capture larger than this is not read
+OpenFresh = Callable[[], AbstractContextManager[SandboxBackend]]
+
+
+@dataclass(frozen=True)
+class HistoryStep:
+    turn: int
+    code: str
+
+
+def where(task: Task) -> str:
+    """How errors name a task: its id and its turn in the dialogue."""
+    turn = task.gold.data.get("turn")
+    return f"task {task.id} (turn {turn})" if turn is not None else f"task {task.id}"
+
+
+def history_of(task: Task) -> list[HistoryStep]:
+    return [HistoryStep(int(step["turn"]), str(step["code"])) for step in task.gold.data.get("history", [])]
+
+
+def code_options(task: Task) -> InteractiveCodeOptions | None:
+    """The options of the task's `interactive_code` scorer; None for a multiple-choice turn."""
+    for spec in task.scorers:
+        if spec.name == "interactive_code":
+            parsed = scorers.get(spec.name).parse_options(spec.options, f"task {task.id}")
+            assert isinstance(parsed, InteractiveCodeOptions)
+            return parsed
+    return None
+
+
+def failure(observation: Observation) -> str:
+    """One line saying why a step failed."""
+    if observation.timed_out:
+        return f"timed out ({observation.error.value if observation.error else 'no answer in time'})"
+    if observation.error is not None:
+        return f"{observation.error.name}: {observation.error.value}".strip()[:500]
+    return f"exit status {observation.exit_status}"
+
+
+def run_history(task: Task, box: SandboxBackend) -> None:
+    """Bring a sandbox to the dialogue's state; a history that does not run is the suite's fault."""
+    for step in history_of(task):
+        observation = box.python(step.code)
+        if not observation.ok:
+            raise InfrastructureError(
+                f"{where(task)}: the history does not run: the code of turn {step.turn} fails: {failure(observation)}"
+            )
+
+
+class HistoryFirst(SandboxBackend):
+    """The agent's sandbox, brought to the dialogue's state (the history run) the first time the agent
+    uses it: an agent that only writes code never pays for the history."""
+
+    def __init__(self, task: Task, box: SandboxBackend) -> None:
+        self._task, self._box, self._ready = task, box, False
+        self.name = box.name  # type: ignore[misc]
+        self.workdir = box.workdir
+
+    def _prepare(self) -> SandboxBackend:
+        if not self._ready:
+            self._ready = True
+            run_history(self._task, self._box)
+        return self._box
+
+    @property
+    def restarts(self) -> int:  # type: ignore[override]
+        return self._box.restarts
+
+    def start(self) -> None:
+        self._box.start()
+
+    def python(self, code: str, timeout: float | None = None) -> Observation:
+        return self._prepare().python(code, timeout)
+
+    def bash(self, command: str, timeout: float | None = None) -> Observation:
+        return self._prepare().bash(command, timeout)
+
+    def sql(
+        self, database: str, query: str, output: str | None = None, timeout: float | None = None
+    ) -> Observation:
+        return self._prepare().sql(database, query, output, timeout)
+
+    def write_file(self, path: str, content: str) -> Observation:
+        return self._prepare().write_file(path, content)
+
+    def read_file(self, path: str) -> bytes:
+        return self._prepare().read_file(path)
+
+    def changed_files(self) -> list[str]:
+        return self._box.changed_files()
+
+    def snapshot(self, target: Path) -> Snapshot:
+        return self._box.snapshot(target)
+
+    def interrupt(self) -> None:
+        self._box.interrupt()
+
+    def close(self) -> None:
+        self._box.close()
+
+    @property
+    def time_left_s(self) -> float:
+        return self._box.time_left_s
+
+
+def _probe_start(options: InteractiveCodeOptions) -> str:
+    return (
+        "import sys as _s, types as _t\n"
+        "_m = _t.ModuleType('_daharness_probe')\n"
+        f"exec(compile({PROBE_SOURCE!r}, '<daharness-probe>', 'exec'), _m.__dict__)\n"
+        "_s.modules['_daharness_probe'] = _m\n"
+        f"_m.start({options.library!r}, {sorted(options.library_functions)!r})\n"
+        "del _s, _t, _m\n"
+    )
+
+
+def execute(
+    task: Task, box: SandboxBackend, code: str, options: InteractiveCodeOptions, out: Path
+) -> dict[str, Any]:
+    """Run the history, then `code`, in a started sandbox; record each intent's result.
+
+    Returns {"error": why the code failed or None, "results": [one per intent], "private_calls": [...]}.
+    Plot results carry "png" (a copy under `out`) and "capture" (the chart capture, or None)."""
+    run_history(task, box)
+    started = box.python(_probe_start(options))
+    if not started.ok:
+        raise InfrastructureError(f"{where(task)}: the result probe does not start: {failure(started)}")
+    observation = box.python(code)
+    if not observation.ok:
+        return {"error": f"the code fails: {failure(observation)}", "results": [], "private_calls": []}
+    name = f".daharness-results-{secrets.token_hex(8)}.json"
+    request = {"intents": [intent.model_dump() for intent in options.intents], "out": name}
+    captured = box.python(f"__import__('sys').modules['_daharness_probe'].capture(globals(), {request!r})")
+    try:
+        record = json.loads(box.read_file(name)) if captured.ok else None
+    except (FileNotFoundError, ValueError):
+        record = None
+    if record is None or "error" in record:
+        reason = record["error"] if record else failure(captured) if not captured.ok else "no record written"
+        return {"error": f"the results could not be recorded: {reason}", "results": [], "private_calls": []}
+    out.mkdir(parents=True, exist_ok=True)
+    for index, (intent, result) in enumerate(zip(options.intents, record["results"], strict=True)):
+        if intent.type == "plot" and intent.file:
+            result.update(_copy_plot(box, intent.file, out / f"{index}.png"))
+    return {"error": None, "results": record["results"], "private_calls": record.get("private_calls", [])}
+
+
+def _copy_plot(box: SandboxBackend, file: str, target: Path) -> dict[str, Any]:
+    try:
+        target.write_bytes(box.read_file(file))
+    except FileNotFoundError:
+        return {"png": None, "capture": None}
+    try:
+        raw = box.read_file(file + ".json")
+        capture = json.loads(raw) if len(raw) <= MAX_CAPTURE_BYTES else None
+    except (FileNotFoundError, ValueError):
+        capture = None
+    return {"png": str(target), "capture": capture if isinstance(capture, dict) else None}
+
+
+# ---- records, once per process -----------------------------------------------------------------------
+# Code is run once per task and process: the same code on the same task (the reference's, or an answer two
+# agents share) has one record, made in a fresh sandbox the first time it is asked for.
+
+_cache: dict[str, dict[str, Any]] = {}
+_cache_lock = threading.Lock()
+_key_locks: dict[str, threading.Lock] = {}
+_cache_dir: list[Path] = []
+
+
+def _cache_root() -> Path:
+    with _cache_lock:
+        if not _cache_dir:
+            folder = Path(tempfile.mkdtemp(prefix="daharness-interactive-"))
+            atexit.register(shutil.rmtree, folder, True)
+            _cache_dir.append(folder)
+        return _cache_dir[0]
+
+
+def _key(task: Task, options: InteractiveCodeOptions, code: str) -> str:
+    files = []
+    for item in task.files:
+        info = item.source.stat()
+        files.append([item.path, str(item.source), info.st_size, info.st_mtime_ns])
+    identity = {
+        "history": [step.code for step in history_of(task)],
+        "code": code,
+        "options": options.model_dump(),
+        "files": files,
+        "libraries": [[lib.name, str(lib.source)] for lib in task.libraries],
+        "workdir": task.workdir,
+    }
+    return hashlib.sha256(json.dumps(identity, sort_keys=True).encode()).hexdigest()
+
+
+def record_of(
+    task: Task, options: InteractiveCodeOptions, code: str, open_fresh: OpenFresh
+) -> dict[str, Any]:
+    """What `code` leaves behind after the task's history, run in a fresh sandbox (once per process)."""
+    key = _key(task, options, code)
+    with _cache_lock:
+        lock = _key_locks.setdefault(key, threading.Lock())
+    with lock:  # two samples asking for the same record wait for one run
+        if key not in _cache:
+            with open_fresh() as box:
+                _cache[key] = execute(task, box, code, options, _cache_root() / key)
+        return copy.deepcopy(_cache[key])
+
+
+def reference_record(task: Task, options: InteractiveCodeOptions, open_fresh: OpenFresh) -> dict[str, Any]:
+    """The reference's results; a reference that fails, or leaves no result for an intent, is an error
+    naming the task and turn."""
+    if task.reference is None:
+        raise InfrastructureError(f"{where(task)}: no reference code")
+    record = record_of(task, options, task.reference.code, open_fresh)
+    if record["error"]:
+        raise InfrastructureError(
+            f"{where(task)}: the reference code {record['error'].removeprefix('the code ')}"
+        )
+    for intent, result in zip(options.intents, record["results"], strict=True):
+        if "missing" in result or (intent.type == "plot" and not result.get("png")):
+            reason = result.get("missing") or f"no file {intent.file}"
+            raise InfrastructureError(
+                f"{where(task)}: the reference leaves no {intent.type} result: {reason}"
+            )
+    return record
