@@ -31,7 +31,12 @@ _MAX_FLAGS_PER_KIND = 20
 def skipped_files(snapshot: Snapshot | None) -> list[SkippedFile]:
     if snapshot is None:
         return []
-    return [SkippedFile(path=e.path, kind=e.kind, target=e.target) for e in snapshot.skipped]
+    return [
+        SkippedFile(
+            path=display_name(e.path), kind=e.kind, target=display_name(e.target) if e.target else None
+        )
+        for e in snapshot.skipped
+    ]
 
 
 def suspicious_actions(events: Sequence[Event], snapshot: Snapshot | None, workdir: str) -> list[Suspicion]:
@@ -63,7 +68,11 @@ def _capture_like_files(snapshot: Snapshot) -> list[Suspicion]:
         if not name.lower().endswith(".json"):
             continue
         if _IMAGE_CAPTURE_NAME.search(name):
-            found.append(Suspicion(kind="capture_like_file", detail=f"{name} is named like a chart capture"))
+            found.append(
+                Suspicion(
+                    kind="capture_like_file", detail=f"{display_name(name)} is named like a chart capture"
+                )
+            )
             continue
         try:
             with (snapshot.root / name).open("rb") as handle:
@@ -71,7 +80,9 @@ def _capture_like_files(snapshot: Snapshot) -> list[Suspicion]:
         except OSError:
             continue
         if _CAPTURE_MARKER in head:
-            found.append(Suspicion(kind="capture_like_file", detail=f"{name} holds a chart capture"))
+            found.append(
+                Suspicion(kind="capture_like_file", detail=f"{display_name(name)} holds a chart capture")
+            )
     return found
 
 
@@ -80,12 +91,12 @@ def _skipped_flag(entry: SkippedEntry, workdir: str) -> Suspicion | None:
         target = entry.target or ""
         where = posixpath.normpath(posixpath.join(workdir, posixpath.dirname(entry.path), target))
         if where != workdir and not where.startswith(workdir.rstrip("/") + "/"):
-            return Suspicion(kind="link_out", detail=f"{entry.path} links out of the workspace, to {target}")
+            detail = f"{display_name(entry.path)} links out of the workspace, to {display_name(target)}"
+            return Suspicion(kind="link_out", detail=detail)
         return None
     if entry.kind == "hardlink":
-        return Suspicion(
-            kind="link_out", detail=f"{entry.path} is a hard link to a file outside the workspace"
-        )
+        detail = f"{display_name(entry.path)} is a hard link to a file outside the workspace"
+        return Suspicion(kind="link_out", detail=detail)
     if entry.kind in ("fifo", "socket", "device"):
         return Suspicion(kind="special_file", detail=f"{display_name(entry.path)} is a {entry.kind}")
     return None
