@@ -115,6 +115,11 @@ class SandboxBackend(ABC):
         sandbox's processes first (nothing may change the files while they are copied): a later step
         starts a fresh kernel."""
 
+    def chart_capture(self, path: str) -> dict[str, object] | None:
+        """The chart capture the harness received for the image now at `path` in the workspace (the
+        latest capture of exactly its bytes), or None. Backends without a capture channel have none."""
+        return None
+
     @abstractmethod
     def interrupt(self) -> None:
         """Stop whatever runs now (the next step starts from a fresh state if it cannot be interrupted)."""

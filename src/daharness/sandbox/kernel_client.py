@@ -217,6 +217,12 @@ class KernelSandbox(SandboxBackend):
     def changed_files(self) -> list[str]:
         return self.workspace.changed_files()
 
+    def chart_capture(self, path: str) -> dict[str, object] | None:
+        try:
+            return self.captures.capture_for(self.read_file(path))
+        except (FileNotFoundError, ValueError):
+            return None
+
     def snapshot(self, target: Path) -> Snapshot:
         """Stop every process of the sandbox (so that nothing changes the files while they are copied),
         then copy the workspace's regular files to `target` and the received chart captures beside it."""
