@@ -380,3 +380,16 @@ def test_a_database_with_shouted_names_and_rounded_means_scores_zero(
         steps = {task.id: [("python", {"code": task.reference.code}), ("python", {"code": code})]}  # type: ignore[union-attr]
         record = latest_records(replay(tmp_path / name, [task], steps))[task.id]
         assert record.score is not None and record.score.value == 0.0, (name, record.score)
+
+
+def test_a_sandbox_gives_the_capture_of_exactly_the_saved_bytes(workspace: dict[str, Task]) -> None:
+    """What the interactive family reads for a plot: a written `<file>.json` never counts."""
+    with BwrapSandbox(workspace["dw-clean-barley"]) as box:
+        box.python("import matplotlib.pyplot as plt\nplt.plot([1, 2, 3])\nplt.savefig('p.png')")
+        capture = box.chart_capture("p.png")
+        assert capture is not None and capture["axes"][0]["series"][0]["y"] == [1.0, 2.0, 3.0]
+        forged = json.dumps({**capture, "axes": []})
+        box.python(
+            f"open('q.png', 'wb').write(open('p.png', 'rb').read() + b'x')\nopen('q.png.json', 'w').write({forged!r})"
+        )
+        assert box.chart_capture("q.png") is None and box.chart_capture("missing.png") is None
