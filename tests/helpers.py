@@ -57,6 +57,37 @@ def wait_until(condition, timeout_s: float = 30.0, what: str = "condition") -> N
         time.sleep(0.02)
 
 
+def replay(
+    tmp_path: Path, tasks: list[Task], steps: dict[str, list[tuple[str, dict]]], answer: str = "done"
+) -> Path:
+    """Run hand-written trajectories (task id -> [(action kind, args), ...]) with the `replay` agent in
+    the real sandbox, through the runner; returns the run directory."""
+    from daharness.agents import AgentOptions, make_agent
+    from daharness.core.observation import Observation
+    from daharness.core.runlog import TrajectoryFile
+    from daharness.core.submission import ActionEvent
+    from daharness.core.suite import Suite
+    from daharness.runs.runner import run_suite
+
+    source = tmp_path / "written"
+    (source / "trajectories").mkdir(parents=True, exist_ok=True)
+    for task_id, actions in steps.items():
+        events = [ActionEvent(kind=k, args=a, observation=Observation(kind=k)) for k, a in actions]
+        saved = TrajectoryFile(id=task_id, agent="hand-written", answer=answer, steps=events)
+        (source / "trajectories" / f"{task_id}.json").write_text(saved.model_dump_json())
+    out = tmp_path / "run"
+    agent = make_agent("replay", AgentOptions(replay_from=source))
+    run_suite(Suite("attacks", tasks), agent, out)
+    return out
+
+
+def latest_records(run: Path) -> dict:  # type: ignore[type-arg]
+    """The run's latest record of each sample, by id (SampleRecord objects)."""
+    from daharness.runs.rundir import RunDir
+
+    return RunDir.open_for_reading(run).latest_records()
+
+
 def dabench_suite(root: Path, solutions: list[str], answer: str = "@n[1]") -> str:
     """A DABench-style suite in `root` whose reference solutions are `solutions` (Python run in the
     sandbox, hostile as they like), each followed by printing `answer`; returns its --suite spec."""

@@ -99,3 +99,49 @@ def test_empty_label_list_is_correct_in_strict_and_unscorable_in_normalized() ->
 def test_unknown_mode_is_rejected() -> None:
     with pytest.raises(ValueError, match="unknown closed-form mode"):
         score_closed_form(closed_task([("x", "1")]), "@x[1]", mode="loose")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("predicted", "label", "normalized"),
+    [
+        ("37", "37", True),
+        ("37.0", "37", True),  # integral, written as a float
+        ("37.4", "37", False),  # an integer label is not rounded to
+        ("4.5", "5", False),
+        ("36.9999", "37", False),
+        ("1,232.8", "1232.8", True),  # thousands separators
+        ("1,232,000", "1232000", True),
+        ("12,32.8", "1232.8", False),  # not groups of three: not a number
+        ("\u22120.12", "-0.12", True),  # the Unicode minus
+        ("\u22120.12", "0.12", False),
+        ("3.23%", "3.23", False),  # a % on a label that is not in percent
+        ("3.23%", "3.23%", True),  # a label written in percent
+        ("3.23", "3.23%", True),
+    ],
+)
+def test_normalized_number_notation(predicted: str, label: str, normalized: bool) -> None:
+    assert equal_normalized(predicted, label) is normalized
+
+
+def test_a_label_in_percent_accepts_a_trailing_percent_sign_and_nothing_else() -> None:
+    task = closed_task([("peak_year", "1982"), ("peak_unemp", "10.7"), ("share_pct", "3.23"), ("r", "0.5")])
+    task.answer_format.text = (
+        '@peak_year[year], @peak_unemp[rate], @share_pct[share], @r[r] where "year" is a four-digit '
+        'integer, "rate" is the unemployment rate in percent, rounded to one decimal place; "r" is a float.'
+    )
+    right = score_closed_form(task, "@peak_year[1982] @peak_unemp[10.7%] @share_pct[3.23 %] @r[0.5]")
+    assert right.value == 1.0
+    converted = score_closed_form(task, "@peak_year[1982] @peak_unemp[10.7] @share_pct[0.0323] @r[50%]")
+    assert converted.details["correct"] == 2  # 0.0323 is not 3.23 %, and r is not in percent
+
+
+def test_several_values_for_one_answer_are_a_hedge() -> None:
+    task = closed_task([("n", "37"), ("kind", "linear")])
+    hedged = "@n[36] or @n[38] or @n[37] @kind[linear]"
+    assert score_closed_form(task, hedged, mode="strict").value == 1.0  # the official last-wins rule
+    normalized = score_closed_form(task, hedged, mode="normalized")
+    assert normalized.value == 0.0
+    assert normalized.details["sub_answers"]["n"]["hedged"] == ["36", "38", "37"]
+    repeated = score_closed_form(task, "@n[37] ... so @n[37.0] and @kind[Linear] @kind[linear]")
+    assert repeated.value == 1.0  # the same value said twice is no hedge
+    assert score_closed_form(task, "@n[37.4] @kind[linear]", mode="strict").value == 0.0

@@ -78,6 +78,8 @@ def test_run_directory_layout_and_report(tmp_path: Path) -> None:
         "correct": 4,
         "wrong": 0,
         "errors": 1,
+        "agent_failures": 0,
+        "suspicious": 0,
     }
     assert report["families"]["closed_form"]["main_results"]["Accuracy by Question"] == 1.0
     assert report["families"]["closed_form"]["by_level"] == {"easy": 1.0, "medium": 1.0, "hard": 1.0}
@@ -87,6 +89,9 @@ def test_run_directory_layout_and_report(tmp_path: Path) -> None:
         html.count("<svg") == 2 and "Accuracy by concept" in html and "reference solution is broken" in html
     )
     assert "1 errors" in done.stdout
+    # the error is shown beside the score, with the score it would leave if it counted as 0
+    assert report["mean_score"] == 1.0 and report["mean_score_errors_as_zero"] == 0.8
+    assert "1 infrastructure errors left out (counted as 0: 80.00%)" in done.stdout
 
 
 def test_rerun_skips_finished_samples_and_retries_errors(tmp_path: Path) -> None:

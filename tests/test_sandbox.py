@@ -87,7 +87,7 @@ def test_matplotlib_figures_are_saved_without_a_display(box: BwrapSandbox) -> No
         "import matplotlib.pyplot as plt\nplt.bar(['a', 'b'], [1, 3])\nplt.savefig('chart.png')\nprint(plt.get_backend())"
     )
     assert observation.stdout.strip().lower() == "agg"
-    assert observation.files_changed == ["chart.png", "chart.png.json"]  # the image and its captured data
+    assert observation.files_changed == ["chart.png"]  # its captured data goes to the host, not here
     assert (box.workspace.root / "chart.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
@@ -100,19 +100,28 @@ def test_the_sample_time_budget_ends_all_further_steps(tmp_path: Path) -> None:
 
 
 def test_charts_are_captured_as_data_in_the_kernel_and_in_child_pythons(box: BwrapSandbox) -> None:
+    import hashlib
     import json
 
     saved = box.python(
         "import matplotlib.pyplot as plt\nplt.bar(['a', 'b'], [1, 3])\nplt.title('Sales')\nplt.savefig('bar.png')"
     )
-    assert saved.files_changed == ["bar.png", "bar.png.json"]
-    capture = json.loads((box.workspace.root / "bar.png.json").read_text())
-    assert capture["axes"][0]["type"] == "bar" and capture["axes"][0]["title"] == "Sales"
+    assert saved.files_changed == ["bar.png"]  # the capture travels over the kernel's channel
     box.write_file(
         "plot.py", "import matplotlib.pyplot as plt\nplt.plot([1, 2, 4])\nplt.savefig('line.png')\n"
     )
     assert box.bash("python plot.py").ok
-    line = json.loads((box.workspace.root / "line.png.json").read_text())
+    index = [json.loads(line) for line in (box.captures.folder / "index.jsonl").read_text().splitlines()]
+    assert [(entry["file"], entry["event"]) for entry in index] == [
+        ("bar.png", "savefig"),
+        ("line.png", "savefig"),
+    ]
+    bar = json.loads((box.captures.folder / "0.json").read_text())
+    assert bar["axes"][0]["type"] == "bar" and bar["axes"][0]["title"] == "Sales"
+    image = (box.workspace.root / "bar.png").read_bytes()
+    assert bar["image"]["sha256"] == index[0]["sha256"] == hashlib.sha256(image).hexdigest()
+    assert bar["image"]["size"] == [640, 480] and bar["image"]["format"] == "PNG"
+    line = json.loads((box.captures.folder / "1.json").read_text())
     assert line["axes"][0]["type"] == "line" and line["axes"][0]["series"][0]["y"] == [1, 2, 4]
 
 

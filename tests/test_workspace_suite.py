@@ -52,6 +52,8 @@ def test_reference_solutions_reach_their_scores(suite, workspace_reference_run: 
         if r["score"]["value"] < float(by_id[r["id"]].gold.data.get("threshold") or 1.0)
     }
     assert short == {}
+    # honest solutions raise no integrity flag and leave nothing that cannot be collected
+    assert [r["id"] for r in records if r["suspicious"] or r["skipped_files"] or r["failure"]] == []
     report = build_report(RunDir.open_for_reading(workspace_reference_run))
     assert set(report["families"]["workspace"]["by_category"]) == {"DW", "ML", "EDA"}
     assert set(report["families"]["workspace"]["by_level"]) == {"easy", "medium", "hard"}

@@ -183,7 +183,7 @@ def rescore_run(source: Path, out: Path, scoring: ScoringSettings) -> RunDir:
     for record in old.latest_records().values():
         trajectory = old.read_trajectory(record.id)
         task = tasks.get(record.id)
-        if record.status != "scored" or task is None or trajectory is None:
+        if record.status != "scored" or record.failure or task is None or trajectory is None:
             run.append(record)
             continue
         submission = Submission(answers=trajectory.answers or [trajectory.answer])
@@ -196,9 +196,13 @@ def rescore_run(source: Path, out: Path, scoring: ScoringSettings) -> RunDir:
             if artifacts.is_dir():
                 shutil.copytree(artifacts, files, dirs_exist_ok=True, symlinks=True)
                 shutil.copytree(artifacts, run.artifacts_dir(record.id), dirs_exist_ok=True, symlinks=True)
-            score = score_submission(
-                task, submission, folder_snapshot(files, tuple(record.artifacts)), scoring
+            captures = old.captures_dir(record.id)
+            if captures.is_dir():
+                shutil.copytree(captures, run.captures_dir(record.id), dirs_exist_ok=True)
+            snapshot = folder_snapshot(
+                files, tuple(record.artifacts), captures if captures.is_dir() else None
             )
+            score = score_submission(task, submission, snapshot, scoring)
         run.write_trajectory(trajectory)
         run.append(record.model_copy(update={"score": score}))
     return run

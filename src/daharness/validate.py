@@ -2,15 +2,19 @@
 
 For every task the reference solution runs in the sandbox and must score 1 (ML tasks: at least the
 task's `threshold`). Then its outputs are damaged in ways a wrong agent would damage them — deleted,
-a column dropped, rows shuffled where order matters, numbers moved by 5%, the chart type or a label
-changed — and every damaged version must score below the reference. A family may add damaged answers
-of its own (`FamilyBase.damaged`: a wrong letter, a dropped intent, the suite's decoy code...); such an
-answer must lower the score or, where the family reports one, the score's `accr` (Tapilot's AccR). A
-task that fails either check is reported; the command exits non-zero if any does.
+a column dropped, numbers moved by 5%, the chart type or a label changed — and every damaged version
+must score below the reference. In corrected mode the outputs and the final answer also get the
+mutations of what an instruction may fix (case, whitespace, order, rounding; `instruction_mutations`):
+those the task's scorer options forbid must score lower, those they allow must keep the score. A family
+may add damaged answers of its own (`FamilyBase.damaged`: a wrong letter, a dropped intent, the suite's
+decoy code...); such an answer must lower the score or, where the family reports one, the score's
+`accr` (Tapilot's AccR). A task that fails a check is reported; the command exits non-zero if any does.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import hashlib
 import json
 import shutil
 import sqlite3
@@ -26,12 +30,16 @@ from daharness.core.backend import Snapshot
 from daharness.core.limits import Limits
 from daharness.core.runlog import ScoringSettings
 from daharness.core.score import Score
+from daharness.core.submission import Submission
 from daharness.core.task import Task
+from daharness.instruction_mutations import instruction_mutations
 from daharness.runs.pipeline import SandboxSettings, family_hooks, solve_and_collect, started
 from daharness.sandbox.workspace import folder_snapshot
 from daharness.scoring import score_submission
 
-Mutation = Callable[[Path], bool]  # damages the file in place; False when it does not apply
+# damages the file in place (its chart captures, when they matter, in the folder given); False when it
+# does not apply
+Mutation = Callable[[Path, Path | None], bool]
 
 
 @dataclass
@@ -41,6 +49,7 @@ class TaskValidation:
     required: float = 1.0
     problems: list[str] = field(default_factory=list)
     mutations: dict[str, float] = field(default_factory=dict)
+    allowed: dict[str, float] = field(default_factory=dict)  # changes the instruction allows
 
     @property
     def ok(self) -> bool:
@@ -70,6 +79,8 @@ def validate_task(task: Task, *, scoring: ScoringSettings, limits: Limits | None
             result.mutations[name] = value
             if value >= score.value:
                 result.problems.append(f"mutation '{name}' still scores {value:.3f}")
+        if scoring.mode("workspace", "corrected") == "corrected":
+            _check_instruction_mutations(task, submission, snapshot, scoring, score.value, result)
         scratch = snapshot.root.parent / "validate"
         family = family_hooks(task)
         for name, wrong in family.damaged(task, submission, lambda: started(task, settings), scratch):
@@ -85,6 +96,67 @@ def validate_task(task: Task, *, scoring: ScoringSettings, limits: Limits | None
     return result
 
 
+def _check_instruction_mutations(
+    task: Task,
+    submission: Submission,
+    snapshot: Snapshot,
+    scoring: ScoringSettings,
+    reference: float,
+    result: TaskValidation,
+) -> None:
+    """Forbidden changes must score lower, allowed ones keep the reference's score."""
+    for spec in task.scorers:
+        output = spec.options.get("file")
+        for mutation in instruction_mutations(spec):
+            name = f"{mutation.label} {output or 'the final answer'}"
+            value: float | None = None
+            if output and snapshot.path(output) is not None:
+                value = _score_changed_file(task, submission, snapshot, scoring, output, mutation.change_file)
+            elif not output and (answer := _changed_answer(submission.answer, mutation.change_value)):
+                altered = dataclasses.replace(submission, answers=[*submission.answers[:-1], answer])
+                value = score_submission(task, altered, snapshot, scoring).value
+            if value is None:
+                continue
+            if mutation.forbidden:
+                result.mutations[name] = value
+                if value >= reference:
+                    result.problems.append(
+                        f"mutation '{name}' still scores {value:.3f} (the task forbids it)"
+                    )
+            else:
+                result.allowed[name] = value
+                if value < reference:
+                    result.problems.append(
+                        f"'{name}' scores {value:.3f}, but the task's options allow it (corrected mode must not "
+                        "penalize what the instruction leaves open)"
+                    )
+
+
+def _score_changed_file(
+    task: Task, submission: Submission, snapshot: Snapshot, scoring: ScoringSettings, output: str,
+    change: Callable[[Path], bool],
+) -> float | None:  # fmt: skip
+    """The score with `output` changed in a copy of the files (None when the change does not apply)."""
+    with tempfile.TemporaryDirectory() as scratch:
+        copy = Path(scratch) / "files"
+        shutil.copytree(snapshot.root, copy)
+        if not change(copy / output):
+            return None
+        return score_submission(
+            task, submission, folder_snapshot(copy, captures=snapshot.captures), scoring
+        ).value
+
+
+def _changed_answer(answer: str | None, change: Callable[[object], object]) -> str | None:
+    """The final answer with `change` applied to its JSON value (None when it is not JSON or unchanged)."""
+    try:
+        value = json.loads(answer or "")
+    except ValueError:
+        return None
+    changed = change(value)
+    return json.dumps(changed) if changed != value else None
+
+
 def _accr(score: Score) -> float:
     """A family's second figure of a score (Tapilot's AccR), else the score itself."""
     return float(score.details.get("accr", score.value))
@@ -95,10 +167,12 @@ def _damaged_copies(snapshot: Snapshot, task: Task) -> Iterator[tuple[str, Snaps
     for output in outputs:
         for label, mutation in _mutations_for(output, task):
             with tempfile.TemporaryDirectory() as scratch:
-                copy = Path(scratch) / "files"
+                copy, captures = Path(scratch) / "files", None
                 shutil.copytree(snapshot.root, copy)
-                if mutation(copy / output):
-                    yield f"{label} {output}", folder_snapshot(copy)
+                if snapshot.captures is not None:
+                    captures = shutil.copytree(snapshot.captures, Path(scratch) / "captures")
+                if mutation(copy / output, captures):
+                    yield f"{label} {output}", folder_snapshot(copy, captures=captures)
 
 
 def _mutations_for(output: str, task: Task) -> list[tuple[str, Mutation]]:
@@ -112,9 +186,8 @@ def _mutations_for(output: str, task: Task) -> list[tuple[str, Mutation]]:
             ("scramble the predictions of", _scramble_last_column),
         ]
     elif suffix == ".csv":
+        # row order is checked by the instruction mutations ("order changed in")
         mutations += [("drop a column of", _drop_column), ("perturb numbers 5% in", _perturb_csv)]
-        if not any(spec.options.get("ignore_order") for spec in task.scorers):
-            mutations.append(("shuffle rows of", _shuffle_rows))
     elif suffix == ".json":
         mutations.append(("perturb values in", _perturb_json))
     elif suffix in (".db", ".sqlite", ".sqlite3"):
@@ -127,12 +200,12 @@ def _mutations_for(output: str, task: Task) -> list[tuple[str, Mutation]]:
     return mutations
 
 
-def _delete(path: Path) -> bool:
+def _delete(path: Path, captures: Path | None = None) -> bool:
     path.unlink()
     return True
 
 
-def _drop_column(path: Path) -> bool:
+def _drop_column(path: Path, captures: Path | None = None) -> bool:
     frame = pd.read_csv(path)
     if frame.shape[1] < 1:
         return False
@@ -140,15 +213,7 @@ def _drop_column(path: Path) -> bool:
     return True
 
 
-def _shuffle_rows(path: Path) -> bool:
-    frame = pd.read_csv(path)
-    if len(frame) < 2:
-        return False
-    frame.iloc[::-1].to_csv(path, index=False)
-    return True
-
-
-def _scramble_last_column(path: Path) -> bool:
+def _scramble_last_column(path: Path, captures: Path | None = None) -> bool:
     frame = pd.read_csv(path)
     column = frame.columns[-1]
     if frame[column].nunique() < 2:
@@ -175,7 +240,7 @@ def _bump(value: object) -> object:
     return value
 
 
-def _perturb_csv(path: Path) -> bool:
+def _perturb_csv(path: Path, captures: Path | None = None) -> bool:
     frame = pd.read_csv(path)
     numeric = frame.select_dtypes("number").columns
     if len(numeric) == 0:
@@ -188,12 +253,12 @@ def _perturb_csv(path: Path) -> bool:
     return True
 
 
-def _perturb_json(path: Path) -> bool:
+def _perturb_json(path: Path, captures: Path | None = None) -> bool:
     path.write_text(json.dumps(_bump(json.loads(path.read_text()))))
     return True
 
 
-def _perturb_sqlite(path: Path) -> bool:
+def _perturb_sqlite(path: Path, captures: Path | None = None) -> bool:
     connection = sqlite3.connect(path)
     try:
         tables = [row[0] for row in connection.execute("select name from sqlite_master where type='table'")]
@@ -209,9 +274,16 @@ def _perturb_sqlite(path: Path) -> bool:
         connection.close()
 
 
-def _edit_chart_capture(path: Path, edit: Callable[[dict], bool]) -> bool:
-    """Apply `edit` to every axes of the image's captured data (`<image>.json`)."""
-    capture = path.with_name(path.name + ".json")
+def _edit_chart_capture(path: Path, captures: Path | None, edit: Callable[[dict], bool]) -> bool:
+    """Apply `edit` to every axes of the image's captured data: the capture the harness received for
+    exactly these bytes, or (files from outside a sandbox) `<image>.json` beside it."""
+    if captures is None:
+        capture = path.with_name(path.name + ".json")
+    else:
+        digest = hashlib.sha256(path.read_bytes()).hexdigest()
+        index = Snapshot(captures, frozenset(), captures=captures).capture_entries()
+        found = [entry for entry in index if entry.get("sha256") == digest]
+        capture = captures / f"{found[-1]['n']}.json" if found else captures / "none"
     if not capture.is_file():
         return False
     data = json.loads(capture.read_text())
@@ -248,7 +320,7 @@ def _as_other_kind(series: dict) -> dict | None:
     return None
 
 
-def _change_chart_type(path: Path) -> bool:
+def _change_chart_type(path: Path, captures: Path | None) -> bool:
     def edit(axes: dict) -> bool:
         converted = [
             _as_other_kind(series) if series.get("role") == "data" else series
@@ -261,10 +333,10 @@ def _change_chart_type(path: Path) -> bool:
         axes["type"] = axes["kinds"][0]
         return True
 
-    return _edit_chart_capture(path, edit)
+    return _edit_chart_capture(path, captures, edit)
 
 
-def _change_chart_label(path: Path) -> bool:
+def _change_chart_label(path: Path, captures: Path | None) -> bool:
     def edit(axes: dict) -> bool:
         for key in ("title", "xlabel", "ylabel"):
             if axes.get(key):
@@ -272,4 +344,4 @@ def _change_chart_label(path: Path) -> bool:
                 return True
         return False
 
-    return _edit_chart_capture(path, edit)
+    return _edit_chart_capture(path, captures, edit)

@@ -8,6 +8,7 @@ symlink-free copy and never a live workspace.
 
 from __future__ import annotations
 
+import json
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,15 +28,32 @@ class SkippedEntry:
     target: str | None = None  # where a symlink points
 
 
+CAPTURE_INDEX = "index.jsonl"
+
+
 @dataclass(frozen=True)
 class Snapshot:
-    """The agent's workspace after the sample, frozen: regular files under `root` and what was left out."""
+    """The agent's workspace after the sample, frozen: regular files under `root` and what was left out.
+
+    `captures` is a folder the harness filled with the chart captures it received from the sandbox's
+    capture channel (never from the agent's files): `index.jsonl`, one line `{"n", "file", "cwd",
+    "sha256", "event"}` per capture in arrival order, and the capture itself in `<n>.json`. It is None
+    for files that did not come from a daharness sandbox (an official agent's output folder, a run made
+    before captures had their own channel): their captures, if any, lie beside the images."""
 
     root: Path
     files: frozenset[str]
     changed: tuple[str, ...] = ()
     skipped: tuple[SkippedEntry, ...] = ()
     removed: tuple[str, ...] = field(default=())  # task files the agent deleted
+    captures: Path | None = None
+
+    def capture_entries(self) -> list[dict[str, object]]:
+        """The index of the received captures, oldest first ([] without any)."""
+        index = self.captures / CAPTURE_INDEX if self.captures is not None else None
+        if index is None or not index.is_file():
+            return []
+        return [json.loads(line) for line in index.read_text(encoding="utf-8").splitlines() if line]
 
     def path(self, name: str) -> Path | None:
         """The host path of a submitted file, or None when the agent left no regular file of that name."""
@@ -93,7 +111,14 @@ class SandboxBackend(ABC):
 
     @abstractmethod
     def snapshot(self, target: Path) -> Snapshot:
-        """Copy the workspace's regular files to `target` (a new folder) and describe the copy."""
+        """Copy the workspace's regular files to `target` (a new folder) and describe the copy. Stops the
+        sandbox's processes first (nothing may change the files while they are copied): a later step
+        starts a fresh kernel."""
+
+    def chart_capture(self, path: str) -> dict[str, object] | None:
+        """The chart capture the harness received for the image now at `path` in the workspace (the
+        latest capture of exactly its bytes), or None. Backends without a capture channel have none."""
+        return None
 
     @abstractmethod
     def interrupt(self) -> None:

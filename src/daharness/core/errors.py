@@ -25,3 +25,14 @@ class InfrastructureError(Exception):
     def __init__(self, message: str, trajectory: list[Any] | None = None) -> None:
         super().__init__(message)
         self.trajectory = trajectory or []
+
+
+class AgentFailure(Exception):
+    """The agent's own code broke the sample: its kernel died or answered garbage and no fresh kernel
+    would take over, or its files could not be collected. A wrong answer, not an infrastructure error:
+    the sample is scored 0 with this reason and is not retried, so breaking the harness on purpose
+    cannot turn a wrong answer into an `error` that the accuracy leaves out."""
+
+    def __init__(self, message: str, trajectory: list[Any] | None = None) -> None:
+        super().__init__(message)
+        self.trajectory = trajectory or []

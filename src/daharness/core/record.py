@@ -11,6 +11,24 @@ from daharness.core.score import Score
 Status = Literal["scored", "error"]
 
 
+class SkippedFile(BaseModel):
+    """A workspace entry the agent left that was not collected (and not scored): a link, a FIFO..."""
+
+    path: str
+    kind: str = Field(description="symlink, hardlink, fifo, socket, device, unreadable, over_quota")
+    target: str | None = Field(default=None, description="Where a symlink points (never followed).")
+
+
+class Suspicion(BaseModel):
+    """Something the agent did that an honest solution has no reason to do (report: suspicious actions)."""
+
+    kind: str = Field(
+        description="harness_files, capture_like_file, link_out, special_file, kernel_tampering"
+    )
+    detail: str
+    step: int | None = Field(default=None, description="Index of the trajectory event, when one did it.")
+
+
 class SampleRecord(BaseModel):
     id: str
     status: Status
@@ -33,4 +51,10 @@ class SampleRecord(BaseModel):
     )
     started_at: str
     duration_s: float
+    failure: str | None = Field(
+        default=None,
+        description="What the agent's own code broke (its kernel, its files): scored 0, not retried.",
+    )
+    skipped_files: list[SkippedFile] = Field(default_factory=list)
+    suspicious: list[Suspicion] = Field(default_factory=list)
     extra: dict[str, Any] = Field(default_factory=dict)

@@ -143,6 +143,11 @@ class Task(_Model):
     dialogue: list[DialogueTurn] = Field(default_factory=list)
     setup: list[SetupStep] = Field(default_factory=list)
     reference: ReferenceSolution | None = None
+    hidden_paths: list[str] = Field(
+        default_factory=list,
+        description="More to hide in the sandbox than the defaults (installed packages' bundled data): globs "
+        "relative to site-packages (`mypkg/data`) or absolute paths; from the suite.json's `hide`.",
+    )
     workdir: str = Field(
         default="/workspace",
         pattern=r"^/[A-Za-z0-9._/-]*$",

@@ -125,6 +125,9 @@ class HistoryFirst(SandboxBackend):
     def snapshot(self, target: Path) -> Snapshot:
         return self._box.snapshot(target)
 
+    def chart_capture(self, path: str) -> dict[str, object] | None:
+        return self._box.chart_capture(path)
+
     def interrupt(self) -> None:
         self._box.interrupt()
 
@@ -183,12 +186,11 @@ def _copy_plot(box: SandboxBackend, file: str, target: Path) -> dict[str, Any]:
         target.write_bytes(box.read_file(file))
     except FileNotFoundError:
         return {"png": None, "capture": None}
-    try:
-        raw = box.read_file(file + ".json")
-        capture = json.loads(raw) if len(raw) <= MAX_CAPTURE_BYTES else None
-    except (FileNotFoundError, ValueError):
+    # the capture the harness received for exactly these bytes (never a file the code wrote)
+    capture = box.chart_capture(file)
+    if capture is not None and len(json.dumps(capture)) > MAX_CAPTURE_BYTES:
         capture = None
-    return {"png": str(target), "capture": capture if isinstance(capture, dict) else None}
+    return {"png": str(target), "capture": capture}
 
 
 # ---- records, once per process -----------------------------------------------------------------------

@@ -46,6 +46,7 @@ def build_report(run: RunDir) -> dict[str, Any]:
     counted = [r for r in scored if not r.score.excluded]  # type: ignore[union-attr]
     errors = [r for r in records if r.status == "error"]
     correct = sum(r.score.value >= 1.0 for r in counted)  # type: ignore[union-attr]
+    mean = sum(r.score.value for r in counted) / len(counted) if counted else None  # type: ignore[union-attr]
     return {
         "format_version": FORMAT_VERSION,
         "run": {
@@ -64,8 +65,15 @@ def build_report(run: RunDir) -> dict[str, Any]:
             "correct": correct,
             "wrong": len(counted) - correct,
             "errors": len(errors),
+            "agent_failures": sum(r.failure is not None for r in scored),
+            "suspicious": sum(bool(r.suspicious) for r in records),
         },
-        "mean_score": round(sum(r.score.value for r in counted) / len(counted), 4) if counted else None,  # type: ignore[union-attr]
+        "mean_score": round(mean, 4) if mean is not None else None,
+        # errors cannot hide a wrong answer: the mean as if every infrastructure error had scored 0
+        "mean_score_errors_as_zero": round(mean * len(counted) / (len(counted) + len(errors)), 4)
+        if mean is not None
+        else (0.0 if errors else None),
+        "integrity": [_integrity_row(r) for r in records if r.failure or r.suspicious or r.skipped_files],
         "intervals": headline_intervals(counted),
         "families": family_figures(records),
         "agent": agent_figures(records),
@@ -124,6 +132,19 @@ def _sample_row(record: SampleRecord) -> dict[str, Any]:
         "duration_s": record.duration_s,
         "attempt": record.attempt,
         "agent_metrics": record.agent_metrics,
+        "failure": record.failure,
+        "suspicious": [flag.detail for flag in record.suspicious],
+    }
+
+
+def _integrity_row(record: SampleRecord) -> dict[str, Any]:
+    """What a reader should look at in a sample: the agent's failure, its suspicious actions, the files
+    it left that were not collected."""
+    return {
+        "id": record.id,
+        "failure": record.failure,
+        "suspicious": [flag.model_dump() for flag in record.suspicious],
+        "skipped_files": [entry.model_dump() for entry in record.skipped_files],
     }
 
 

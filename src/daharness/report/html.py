@@ -120,6 +120,23 @@ def _sample_row(sample: dict[str, Any]) -> str:
     )
 
 
+def _integrity_list(rows: list[dict[str, Any]]) -> str:
+    if not rows:
+        return "<p>None.</p>"
+    items = []
+    for row in rows:
+        what = ([f"agent failure: {row['failure']}"] if row["failure"] else []) + [
+            flag["detail"] for flag in row["suspicious"]
+        ]
+        what += [
+            f"not collected: {entry['path']} ({entry['kind']}"
+            + (f" to {entry['target']})" if entry.get("target") else ")")
+            for entry in row["skipped_files"]
+        ]
+        items.append(f"<li><code>{escape(row['id'])}</code>: {escape('; '.join(what))}</li>")
+    return f"<ul>{''.join(items)}</ul>"
+
+
 def render_html(report: dict[str, Any]) -> str:
     run, counts = report["run"], report["counts"]
     modes = ", ".join(f"{group} {mode}" for group, mode in run["scoring"].items())
@@ -127,7 +144,10 @@ def render_html(report: dict[str, Any]) -> str:
         [
             card("samples", str(counts["samples"])),
             card("right / wrong", f"{counts['correct']} / {counts['wrong']}"),
-            card("errors (infrastructure)", str(counts["errors"])),
+            card("errors (infrastructure, not in the score)", str(counts["errors"])),
+            card("mean score with errors as 0", pct(report.get("mean_score_errors_as_zero"))),
+            card("agent failures (scored 0)", str(counts.get("agent_failures", 0))),
+            card("samples with suspicious actions", str(counts.get("suspicious", 0))),
             card("excluded", str(counts["excluded"])),
             card("wall time", f"{report['wall_time_s']['elapsed']:.1f}s"),
         ]
@@ -170,6 +190,8 @@ def render_html(report: dict[str, Any]) -> str:
  · daharness {escape(str(run["daharness_version"]))} · {escape(run["dir"])}</p>
 <div class="cards">{cards}</div>
 {sections}
+<h2>Integrity: agent failures, suspicious actions, files not collected</h2>
+{_integrity_list(report.get("integrity", []))}
 <h2>Errors of the harness</h2>
 {f"<ul>{errors}</ul>" if errors else "<p>None.</p>"}
 <h2>Samples</h2>

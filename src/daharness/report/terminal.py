@@ -44,6 +44,7 @@ def print_report(console: Console, report: dict[str, Any]) -> None:
             f"accuracy {interval_text(intervals['accuracy'])} · mean score "
             f"{interval_text(intervals['mean_score'], percent=False)} over {intervals['accuracy']['n']} samples"
         )
+    print_integrity(console, report)
     agent = report.get("agent") or {}
     if agent.get("samples"):
         debug, usage = agent["self_debug"], agent["usage"]
@@ -67,16 +68,42 @@ def print_report(console: Console, report: dict[str, Any]) -> None:
         console.print(f"  … and {len(report['errors']) - 10} more in report.json")
 
 
+def print_integrity(console: Console, report: dict[str, Any]) -> None:
+    """The headline beside the accuracy: infrastructure errors (left out of it), agent failures (in it,
+    as 0) and samples with suspicious actions, so that none of them can hide."""
+    counts = report["counts"]
+    errors, failures = counts["errors"], counts.get("agent_failures", 0)
+    suspicious = counts.get("suspicious", 0)
+    line = f"mean score {pct(report['mean_score'])}"
+    if errors:
+        line += (
+            f" [red]· {errors} infrastructure errors left out[/] (counted as 0: "
+            f"{pct(report.get('mean_score_errors_as_zero'))})"
+        )
+    line += f" · {failures} agent failures scored 0" if failures else ""
+    line += f" · [yellow]{suspicious} samples with suspicious actions[/]" if suspicious else ""
+    console.print(line)
+    for row in report.get("integrity", [])[:10]:
+        what = [row["failure"]] if row["failure"] else []
+        what += [flag["detail"] for flag in row["suspicious"][:3]]
+        if what:
+            console.print(f"  [yellow]check[/] {escape(row['id'])}: {escape('; '.join(what))}")
+
+
 def print_validation(console: Console, suite: str, mode: str, results: list[Any]) -> None:
     """The table of `daharness validate`: each task's reference score, mutations, problems."""
     table = Table(title=f"{suite}: validation ({mode})", title_justify="left")
-    for column in ("task", "reference", "mutations scored below", "problems"):
+    for column in ("task", "reference", "mutations scored below", "allowed changes kept", "problems"):
         table.add_column(column)
     for result in results:
         below = sum(value < (result.reference_score or 0) for value in result.mutations.values())
+        allowed = getattr(result, "allowed", {})
+        kept = sum(value >= (result.reference_score or 0) for value in allowed.values())
         reference = "—" if result.reference_score is None else f"{result.reference_score:.3f}"
         verdict = "[green]ok[/]" if result.ok else "[red]" + escape("; ".join(result.problems)) + "[/]"
-        table.add_row(result.task_id, reference, f"{below}/{len(result.mutations)}", verdict)
+        table.add_row(
+            result.task_id, reference, f"{below}/{len(result.mutations)}", f"{kept}/{len(allowed)}", verdict
+        )
     console.print(table)
     failed = [r.task_id for r in results if not r.ok]
     console.print(

@@ -2,7 +2,14 @@
 
 prepare: a sandbox with the task's files, then the family's setup hook. solve: the agent. collect: the
 family's after-hook (checks that run once the agent is done), then a symlink-free snapshot of the
-workspace. score: the task's scorers on the submission and the snapshot. record: one SampleRecord.
+workspace. score: the task's scorers on the submission and the snapshot. record: one SampleRecord,
+with the entries left out of the snapshot and the agent's suspicious actions (integrity.py).
+
+Who is to blame when something fails: before the agent acts (sandbox start, setup), in scoring, or in
+the model API, the harness (an `error` record, retried on resume). While the agent's code runs or its
+files are collected, the agent, unless a fresh sandbox of the same task cannot start either (then the
+host is at fault): an agent that breaks its kernel on purpose gets 0, not an `error` that the accuracy
+would leave out.
 
 `run`, `validate` and `rescore` all go through these stages; only what they do with the result differs
 (the runner writes it to the run directory, validate damages the collected files and scores again).
@@ -21,17 +28,18 @@ from typing import Any
 
 from daharness.core.agent import Agent
 from daharness.core.backend import SandboxBackend, Snapshot
-from daharness.core.errors import InfrastructureError
+from daharness.core.errors import AgentFailure, InfrastructureError
 from daharness.core.family import FamilyBase, SampleEnvironment
 from daharness.core.limits import Limits
 from daharness.core.record import SampleRecord
 from daharness.core.registry import families
 from daharness.core.runlog import ScoringSettings, TrajectoryFile, file_safe
 from daharness.core.score import Score
-from daharness.core.submission import Submission
+from daharness.core.submission import Event, Note, Submission
 from daharness.core.task import Task
 from daharness.models import ModelFatalError
 from daharness.runs.bounded_scoring import score_within_limits
+from daharness.runs.integrity import skipped_files, suspicious_actions
 from daharness.sandbox import SandboxError, open_sandbox
 from daharness.sandbox.scratch import process_scratch
 from daharness.sandbox.workspace import display_name, remove_tree
@@ -104,9 +112,17 @@ def solve_and_collect(
             try:
                 env = SampleEnvironment(box, lambda: started(task, sandbox), scratch / "harness")
                 env.scratch.mkdir()
-                submission = agent.solve(task, hooks.prepare(task, env) or box)
-                hooks.finish(task, env, submission)
-                snapshot = box.snapshot(scratch / "files")
+                prepared = hooks.prepare(task, env) or box
+                try:
+                    submission = agent.solve(task, prepared)
+                    hooks.finish(task, env, submission)
+                except SandboxError as exc:
+                    raise blame(task, sandbox, exc, _history(box)) from exc
+                try:
+                    snapshot = box.snapshot(scratch / "files")
+                except Exception as exc:  # whatever the agent left made collecting fail
+                    reason = f"collecting the agent's files failed: {type(exc).__name__}: {exc}"
+                    raise AgentFailure(reason, _history(box)) from exc
             finally:
                 if usage is not None and hasattr(box, "resource_usage"):
                     usage.update(box.resource_usage())
@@ -114,6 +130,24 @@ def solve_and_collect(
         remove_tree(scratch)
         raise
     return submission, snapshot
+
+
+def blame(task: Task, sandbox: SandboxSettings, exc: SandboxError, history: list[Event]) -> Exception:
+    """The sandbox failed while the agent's code ran. If a fresh sandbox of the same task starts and
+    answers, the host is fine and the agent's code did it (an AgentFailure); else the host is at fault
+    and the SandboxError stands."""
+    try:
+        with started(task, sandbox) as probe:
+            healthy = probe.python("print(6 * 7)").stdout.strip() == "42"
+    except Exception:
+        healthy = False
+    if not healthy:
+        return exc
+    return AgentFailure(f"the agent's code broke its sandbox: {exc}", history)
+
+
+def _history(box: SandboxBackend) -> list[Event]:
+    return list(getattr(box, "history", []))
 
 
 def run_sample(
@@ -131,12 +165,21 @@ def run_sample(
         score = score_within_limits(task, submission, snapshot, scoring, sandbox.limits)
         record = scored_record(common, submission, score, snapshot, time.perf_counter() - clock)
         record.extra.update(sandbox_extra(usage, snapshot))
+        record.skipped_files = skipped_files(snapshot)
+        record.suspicious = suspicious_actions(submission.trajectory, snapshot, task.workdir)
         trajectory = trajectory_of(task, agent.name, attempt, submission)
         return SampleResult(record, trajectory, submission, snapshot)
     except ModelFatalError:
         if snapshot is not None:
             remove_tree(snapshot.root.parent)
         raise
+    except AgentFailure as exc:
+        record = failure_record(common, str(exc), exc.trajectory, task.workdir, time.perf_counter() - clock)
+        record.extra.update(sandbox_extra(usage, None))
+        events = [*exc.trajectory, Note(text=f"agent failure: {exc}")]
+        return SampleResult(
+            record, TrajectoryFile(id=task.id, agent=agent.name, attempt=attempt, steps=events)
+        )
     except Exception as exc:  # the harness failed: a crashed solution, the sandbox, a missing file, a bug
         if snapshot is not None:
             remove_tree(snapshot.root.parent)
@@ -178,6 +221,16 @@ def sandbox_extra(usage: dict[str, Any], snapshot: Snapshot | None) -> dict[str,
             + ", ".join(display_name(name) for name in over[:5])
         ]
     return extra
+
+
+def failure_record(
+    common: dict[str, Any], reason: str, events: list[Event], workdir: str, seconds: float
+) -> SampleRecord:
+    """A sample the agent's own code broke: a wrong answer (0) that says why, never an `error`."""
+    return SampleRecord(
+        status="scored", score=Score(value=0.0, explanation=f"agent failure: {reason}"), failure=reason,
+        suspicious=suspicious_actions(events, None, workdir), duration_s=round(seconds, 4), **common,
+    )  # fmt: skip
 
 
 def trajectory_of(task: Task, agent_name: str, attempt: int, submission: Submission) -> TrajectoryFile:

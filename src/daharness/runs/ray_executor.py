@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from daharness.core.agent import Agent
-from daharness.core.backend import Snapshot
+from daharness.core.backend import SkippedEntry, Snapshot
 from daharness.core.errors import UserError
 from daharness.core.record import SampleRecord
 from daharness.core.registry import executor
@@ -84,6 +84,7 @@ class ShippedResult:
     record: SampleRecord
     trajectory: TrajectoryFile
     files: dict[str, bytes] = field(default_factory=dict)
+    captures: dict[str, bytes] = field(default_factory=dict)  # the chart captures the harness received
 
 
 def _pack(path: Path) -> tuple[str, bool, bytes]:
@@ -154,10 +155,12 @@ def run_on_worker(work: ShippedWork, task: Task, attempt: int, packed: list[Pack
         task = relocated(task, places)
     result = run_sample(task, _agent_for(work), sandbox=work.sandbox, scoring=work.scoring, attempt=attempt)
     try:
-        files = {}
+        files, captures = {}, {}
         if result.snapshot is not None:
             files = {name: (result.snapshot.root / name).read_bytes() for name in result.snapshot.changed}
-        return ShippedResult(result.record, result.trajectory, files)
+            if result.snapshot.captures is not None:
+                captures = {p.name: p.read_bytes() for p in result.snapshot.captures.iterdir() if p.is_file()}
+        return ShippedResult(result.record, result.trajectory, files, captures)
     finally:
         result.discard()
 
@@ -165,14 +168,22 @@ def run_on_worker(work: ShippedWork, task: Task, attempt: int, packed: list[Pack
 def unshipped(shipped: ShippedResult) -> SampleResult:
     """The driver's SampleResult for a shipped one: its files in a local scratch folder."""
     snapshot = None
-    if shipped.files:
+    skipped = tuple(SkippedEntry(e.path, e.kind, e.target) for e in shipped.record.skipped_files)  # type: ignore[arg-type]
+    if shipped.files or shipped.captures or skipped:
         scratch = Path(tempfile.mkdtemp(prefix=f"daharness-shipped-{file_safe(shipped.record.id)[:40]}-"))
+        (scratch / "files").mkdir()
         for name, data in shipped.files.items():
             target = scratch / "files" / name
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_bytes(data)
+        captures = scratch / "files-captures"
+        captures.mkdir()
+        for name, data in shipped.captures.items():
+            (captures / name).write_bytes(data)
         names = tuple(shipped.files)
-        snapshot = Snapshot(root=scratch / "files", files=frozenset(names), changed=names)
+        snapshot = Snapshot(
+            root=scratch / "files", files=frozenset(names), changed=names, skipped=skipped, captures=captures
+        )
     return SampleResult(shipped.record, shipped.trajectory, snapshot=snapshot)
 
 

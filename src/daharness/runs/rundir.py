@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -134,6 +135,10 @@ class RunDir:
     def artifacts_dir(self, sample_id: str) -> Path:
         return self.root / "artifacts" / file_safe(sample_id)
 
+    def captures_dir(self, sample_id: str) -> Path:
+        """The chart captures the harness received for a sample (never the agent's files)."""
+        return self.root / "captures" / file_safe(sample_id)
+
     def save_artifacts(
         self,
         sample_id: str,
@@ -143,8 +148,9 @@ class RunDir:
         max_bytes: int | None = None,
     ) -> ArtifactsSaved:
         """Keep the files the agent created or changed (from the collected snapshot), in name order up to
-        `max_files` files and `max_bytes` bytes (apparent size; holes stay holes). Names that are not
-        UTF-8 are saved as written in the record (bytes as `\\xNN`)."""
+        `max_files` files and `max_bytes` bytes (apparent size; holes stay holes), the symbolic links it
+        left (as links to the same target, never followed) and the chart captures the harness received.
+        Names that are not UTF-8 are saved as written in the record (bytes as `\\xNN`)."""
         target = self.artifacts_dir(sample_id)
         saved = ArtifactsSaved()
         for name in snapshot.changed:
@@ -167,6 +173,17 @@ class RunDir:
                 continue
             saved.names.append(display_name(name))
             saved.bytes += size
+        for entry in snapshot.skipped:
+            link = target / display_name(entry.path)
+            if entry.kind != "symlink" or entry.target is None or link.is_symlink() or link.exists():
+                continue
+            try:
+                link.parent.mkdir(parents=True, exist_ok=True)
+                os.symlink(entry.target, link)
+            except OSError as exc:
+                saved.failed.append(f"{display_name(entry.path)} ({exc.strerror or exc})")
+        if snapshot.captures is not None and snapshot.captures.is_dir():
+            shutil.copytree(snapshot.captures, self.captures_dir(sample_id), dirs_exist_ok=True)
         return saved
 
 

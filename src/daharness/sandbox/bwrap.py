@@ -22,6 +22,7 @@ import daharness
 from daharness.core.errors import UserError
 from daharness.core.limits import Limits
 from daharness.core.registry import backend
+from daharness.sandbox.hidden import mask_arguments
 from daharness.sandbox.kernel_client import KernelSandbox, Launch
 from daharness.sandbox.support import (
     SANDBOX_HOOKS,
@@ -38,7 +39,9 @@ from daharness.sandbox.support import (
 from daharness.sandbox.uids import UidLease, acquire_uid
 
 SANDBOX_HOME = "/tmp"
-_SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/etc", "/opt")
+# Not /opt: it holds whatever a machine keeps there (package mirrors, wheels with bundled datasets);
+# a Python installed under it is mounted as one of the python_roots.
+_SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/etc")
 _HINT = "; to run agent code without isolation at your own risk, pass --sandbox unsafe-local"
 
 
@@ -61,20 +64,15 @@ class BwrapSandbox(KernelSandbox):
             self.limits, workdir=self.workdir, uid=uid, hooks=SANDBOX_HOOKS, own_pid_namespace=True,
             python_path=libraries,
         )  # fmt: skip
-        command = [*bwrap_prefix(self.limits), "--ro-bind", str(hooks_dir()), SANDBOX_HOOKS]
+        command = [*bwrap_prefix(self.limits), *mask_arguments(self.task.hidden_paths, mounted_roots())]
+        command += ["--ro-bind", str(hooks_dir()), SANDBOX_HOOKS]
         command += ["--ro-bind", str(kernel_dir()), SANDBOX_KERNEL]
         if libraries:  # made by bwrap as root: the unprivileged sandbox user must be able to enter it
             command += ["--perms", "0755", "--dir", SANDBOX_LIBRARIES]
         for library, mount in zip(self.task.libraries, libraries, strict=True):
             command += ["--ro-bind", str(library.source), mount]
-        command += [
-            "--setenv",
-            "PYTHONPATH",
-            ":".join([SANDBOX_HOOKS, *libraries]),
-            "--setenv",
-            "DAHARNESS_CHART_CAPTURE",
-            self.workdir,
-        ]
+        # the hooks' sitecustomize captures charts of child Pythons; the kernel names the channel
+        command += ["--setenv", "PYTHONPATH", ":".join([SANDBOX_HOOKS, *libraries])]
         command += self._additions()
         for parent in reversed(Path(self.workdir).parents[:-1]):  # e.g. /home of /home/user: crossable
             command += ["--perms", "0755", "--dir", str(parent)]
@@ -184,6 +182,11 @@ def bwrap_prefix(limits: Limits | None = None) -> list[str]:
     for key, value in {"PATH": sandbox_path(), "HOME": SANDBOX_HOME, **common_env()}.items():
         args += ["--setenv", key, value]
     return args
+
+
+def mounted_roots() -> list[Path]:
+    """Every host folder the sandbox mounts (read-only), where hidden entries are looked for."""
+    return [*map(Path, _SYSTEM_DIRS), *python_roots()]
 
 
 def sandbox_path() -> str:

@@ -1,16 +1,27 @@
 """Capture what a matplotlib chart shows (its data and metadata) each time it is saved or shown.
 
 This module runs INSIDE the sandbox, where daharness cannot be imported: it uses only the standard
-library and matplotlib (with numpy, which matplotlib requires), and matplotlib only once the agent's
-code has imported it. Load it by file path, then::
+library and matplotlib (with numpy and pillow, which matplotlib requires), and matplotlib only once
+the agent's code has imported it. Load it by file path, then::
 
-    chart_capture.install("/workspace")     # before or after the agent imports matplotlib
+    chart_capture.install_channel(address)  # in the sandbox: send captures to the kernel's socket
+    chart_capture.install("/some/folder")   # elsewhere (gold making, tests): write JSON files
 
-From then on every ``Figure.savefig`` (``plt.savefig`` included) and every ``plt.show()`` writes a JSON
-file describing the figure, without touching the agent's code. The agent's plotting never breaks
-because of the capture: any capture error is swallowed and noted in the JSON's ``errors``.
+before or after the agent imports matplotlib. From then on every ``Figure.savefig`` (``plt.savefig``
+included) and every ``plt.show()`` produces a capture describing the figure, without touching the
+agent's code. The agent's plotting never breaks because of the capture: any capture error is
+swallowed and noted in the capture's ``errors``. ``install_from_env()`` picks the channel when
+``DAHARNESS_CHART_CAPTURE`` is ``@<abstract socket name>`` (the sandbox kernel sets it, see
+``daharness_kernel/captures.py``) and a folder otherwise.
 
-Where the files go (``capture_dir`` is made absolute when ``install`` is called):
+In the sandbox a capture goes to the kernel over an abstract Unix socket and the hook waits for the
+kernel's acknowledgement, so it has arrived when ``savefig`` returns; the host keeps it outside the
+workspace. A saved image's capture carries ``image``: the SHA-256 of the bytes that were written,
+their pixel size, format, the dpi used and whether the box was tight, read right after the save; the
+scorer accepts a capture only for an image with exactly those bytes.
+
+Where the files go when captures are written to a folder (``capture_dir`` is made absolute when
+``install`` is called):
 
 * a save writes ``<capture_dir>/<image path>.json``: the image path relative to the working directory
   when the image lies under it (``out/chart.png`` -> ``out/chart.png.json``), else the image's file
@@ -23,7 +34,9 @@ The JSON (``extract(fig)`` returns the same dict)::
 
     format "daharness-chart-capture", version 1, event "savefig" | "show" | "extract",
     file (the image path as saved, or null), figure_number, figsize [w, h] (inches), dpi,
-    suptitle, legends [{title, labels}] (figure-level legends), current_axes (index of the
+    cwd (the working directory at the save), image ({sha256, size [w, h] or null, format, dpi,
+    tight} for a save, else null), suptitle, legends [{title, labels}] (figure-level legends),
+    current_axes (index of the
     figure's current axes, the one ``plt.gca()`` returns), errors [str],
     axes: one entry per Axes, in ``fig.axes`` order:
         index, type ("bar" | "barh" | "line" | "scatter" | "pie" | "": the main kind of data, by
@@ -67,7 +80,7 @@ ENV_VARIABLE = "DAHARNESS_CHART_CAPTURE"
 _TARGETS = ("matplotlib.figure", "matplotlib.pyplot")
 _MARK = "_daharness_chart_capture"
 
-_state: dict[str, Any] = {"dir": None, "finder": None}
+_state: dict[str, Any] = {"dir": None, "finder": None, "channel": None}
 _lock = threading.Lock()
 _busy = threading.local()
 
@@ -82,6 +95,19 @@ def install(capture_dir: str) -> None:
     agent's code first imports it). Calling it again only changes the folder.
     """
     _state["dir"] = os.path.abspath(capture_dir)
+    _state["channel"] = None
+    _hook_matplotlib()
+
+
+def install_channel(address: str) -> None:
+    """Hook matplotlib so that every capture is sent to the kernel listening on the abstract Unix
+    socket ``address`` (see ``daharness_kernel/captures.py``) instead of being written to a file."""
+    _state["channel"] = address
+    _state["dir"] = None
+    _hook_matplotlib()
+
+
+def _hook_matplotlib() -> None:
     pending = []
     for name in _TARGETS:
         module = sys.modules.get(name)
@@ -96,12 +122,16 @@ def install(capture_dir: str) -> None:
 
 
 def install_from_env(variable: str = ENV_VARIABLE) -> bool:
-    """``install(os.environ[variable])`` when that variable is set (for a ``sitecustomize``, so that
-    scripts the agent runs with ``python plot.py`` are captured too). Returns whether it installed."""
-    capture_dir = os.environ.get(variable)
-    if not capture_dir:
+    """Install from ``os.environ[variable]`` when that variable is set (for a ``sitecustomize``, so
+    that scripts the agent runs with ``python plot.py`` are captured too): ``@NAME`` is the kernel's
+    socket, anything else a folder. Returns whether it installed."""
+    target = os.environ.get(variable)
+    if not target:
         return False
-    install(capture_dir)
+    if target.startswith("@"):
+        install_channel(target[1:])
+    else:
+        install(target)
     return True
 
 
@@ -170,7 +200,7 @@ def _wrap_savefig(original: Any) -> Any:
     def savefig(self: Any, fname: Any, *args: Any, **kwargs: Any) -> Any:
         result = original(self, fname, *args, **kwargs)
         # Only after a successful save: the capture describes an image that exists.
-        _capture_saved(self, fname, kwargs.get("format"))
+        _capture_saved(self, fname, kwargs)
         return result
 
     setattr(savefig, _MARK, True)
@@ -207,17 +237,55 @@ def capture_open_figures(event: str = "show") -> None:
         _write_capture(figure, event, None, lambda folder: _next_free(folder, "figure"))
 
 
-def _capture_saved(figure: Any, fname: Any, fmt: Any) -> None:
+def _capture_saved(figure: Any, fname: Any, options: dict[str, Any]) -> None:
     try:
-        saved = _saved_path(fname, fmt)
+        saved = _saved_path(fname, options.get("format"))
     except Exception:
         saved = None
+    try:
+        image = _image_info(figure, fname, saved, options)
+    except Exception as error:
+        image = {"error": f"{type(error).__name__}: {error}"}
     if saved is None:
-        _write_capture(figure, "savefig", None, lambda folder: _next_free(folder, "stream"))
+        _write_capture(figure, "savefig", None, lambda folder: _next_free(folder, "stream"), image)
     else:
         _write_capture(
-            figure, "savefig", saved, lambda folder: os.path.join(folder, _relative(saved) + ".json")
+            figure, "savefig", saved, lambda folder: os.path.join(folder, _relative(saved) + ".json"), image
         )
+
+
+def _image_info(figure: Any, fname: Any, saved: str | None, options: dict[str, Any]) -> dict[str, Any]:
+    """What was written: the bytes' SHA-256, pixel size and format, with the dpi and box used."""
+    import hashlib
+
+    import matplotlib
+
+    data = None
+    if hasattr(fname, "getvalue"):  # an in-memory stream
+        data = bytes(fname.getvalue())
+    elif saved is not None and os.path.isfile(saved):
+        with open(saved, "rb") as handle:
+            data = handle.read()
+    dpi = options.get("dpi") or matplotlib.rcParams["savefig.dpi"]
+    box = options.get("bbox_inches", matplotlib.rcParams["savefig.bbox"])
+    info: dict[str, Any] = {
+        "sha256": hashlib.sha256(data).hexdigest() if data is not None else None,
+        "size": None,
+        "format": None,
+        "dpi": float(figure.dpi if dpi == "figure" else dpi),
+        "tight": box not in (None, "standard"),
+    }
+    if data is not None:
+        try:
+            import io
+
+            from PIL import Image
+
+            with Image.open(io.BytesIO(data)) as picture:
+                info["size"], info["format"] = list(picture.size), picture.format
+        except Exception:  # a vector format (svg, pdf): no pixels
+            info["format"] = os.path.splitext(saved or "")[1].lstrip(".").lower() or None
+    return info
 
 
 def _saved_path(fname: Any, fmt: Any) -> str | None:
@@ -251,15 +319,24 @@ def _next_free(folder: str, stem: str) -> str:
     return os.path.join(folder, f"{stem}-{number}.json")
 
 
-def _write_capture(figure: Any, event: str, saved: str | None, target: Any) -> None:
-    folder = _state["dir"]
-    if folder is None:
+def _write_capture(
+    figure: Any, event: str, saved: str | None, target: Any, image: dict[str, Any] | None = None
+) -> None:
+    folder, channel = _state["dir"], _state["channel"]
+    if folder is None and channel is None:
         return
     try:
         capture = extract(figure)
     except Exception as error:  # extract already guards each part; this is the last resort
         capture = _empty(event, [f"extract failed: {type(error).__name__}: {error}"])
-    capture["event"], capture["file"] = event, saved
+    capture["event"], capture["file"], capture["image"] = event, saved, image
+    try:
+        capture["cwd"] = os.getcwd()
+    except OSError:
+        capture["cwd"] = None
+    if channel is not None:
+        _send(channel, capture)
+        return
     try:
         with _lock:
             path = target(folder)
@@ -272,12 +349,30 @@ def _write_capture(figure: Any, event: str, saved: str | None, target: Any) -> N
         pass
 
 
+def _send(address: str, capture: dict[str, Any]) -> None:
+    """Send one capture to the kernel and wait until it has been received (never raises)."""
+    import socket
+
+    try:
+        data = json.dumps(capture, allow_nan=False).encode("utf-8")
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as connection:
+            connection.settimeout(60)
+            connection.connect("\0" + address)
+            connection.sendall(data)
+            connection.shutdown(socket.SHUT_WR)
+            connection.recv(16)
+    except Exception:  # no kernel to send to: the figure is simply not captured
+        pass
+
+
 def _empty(event: str, errors: list[str]) -> dict[str, Any]:
     return {
         "format": FORMAT,
         "version": VERSION,
         "event": event,
         "file": None,
+        "cwd": None,
+        "image": None,
         "figure_number": None,
         "figsize": None,
         "dpi": None,

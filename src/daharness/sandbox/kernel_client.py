@@ -15,6 +15,7 @@ and removes its workspace. Backends differ only in how the kernel is launched (`
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import os
 import select
@@ -30,7 +31,9 @@ from typing import Any, Literal
 from daharness.core.backend import SandboxBackend, Snapshot
 from daharness.core.limits import Limits
 from daharness.core.observation import ErrorInfo, Observation
+from daharness.core.submission import ActionEvent
 from daharness.core.task import Task
+from daharness.sandbox.captures import CaptureStore
 from daharness.sandbox.cgroups import SandboxCgroup, kill_until_gone
 from daharness.sandbox.quota import QuotaGuard
 from daharness.sandbox.scratch import process_scratch
@@ -72,6 +75,8 @@ class KernelSandbox(SandboxBackend):
         self._closed = False
         self._uid: int | None = None
         self._cgroup: SandboxCgroup | None = None
+        self.captures = CaptureStore()
+        self.history: list[ActionEvent] = []  # every step run, as the sandbox saw it
         self._guard: QuotaGuard | None = None
         self._notices: list[str] = []  # why the host killed the sandbox's processes, for the next step
         self._oom_kills = 0
@@ -180,6 +185,7 @@ class KernelSandbox(SandboxBackend):
                 self._cgroup.remove if self._cgroup is not None else None,
                 self.release,
                 self.workspace.remove,
+                self.captures.remove,
             ):
                 if cleanup is not None:
                     with contextlib.suppress(Exception):
@@ -211,15 +217,36 @@ class KernelSandbox(SandboxBackend):
     def changed_files(self) -> list[str]:
         return self.workspace.changed_files()
 
+    def chart_capture(self, path: str) -> dict[str, object] | None:
+        try:
+            return self.captures.capture_for(self.read_file(path))
+        except (FileNotFoundError, ValueError):
+            return None
+
     def snapshot(self, target: Path) -> Snapshot:
+        """Stop every process of the sandbox (so that nothing changes the files while they are copied),
+        then copy the workspace's regular files to `target` and the received chart captures beside it."""
+        self._kill()
         quota = CopyQuota(self.limits.workspace_mb << 20, self.limits.workspace_files)
-        return self.workspace.collect(target, quota)
+        snapshot = self.workspace.collect(target, quota)
+        captures = self.captures.copy_to(target.with_name(target.name + "-captures"))
+        return dataclasses.replace(snapshot, captures=captures)
 
     @property
     def time_left_s(self) -> float:
         return self._deadline - time.monotonic()
 
     def _step(self, kind: StepKind, payload: dict[str, Any], timeout: float | None) -> Observation:
+        try:
+            observation = self._run_step(kind, payload, timeout)
+        except SandboxError as exc:  # the sandbox is gone: keep the step that broke it
+            failed = Observation.failure(kind, "SandboxError", str(exc))
+            self.history.append(ActionEvent(kind=kind, args=payload, observation=failed))
+            raise
+        self.history.append(ActionEvent(kind=kind, args=payload, observation=observation))
+        return observation
+
+    def _run_step(self, kind: StepKind, payload: dict[str, Any], timeout: float | None) -> Observation:
         if self.time_left_s <= 0:
             return Observation.failure(
                 kind, "TimeoutError", f"the sample's {self.limits.sample_timeout_s:g} s are used up"
@@ -236,21 +263,12 @@ class KernelSandbox(SandboxBackend):
                     raise SandboxError("the kernel was stopped")
                 self._send({"kind": kind, "timeout": step_timeout, **payload})
                 reply = self._read_message(time.monotonic() + step_timeout + _GRACE_S)
+                observation = _observation(kind, reply)
             except SandboxError as exc:
                 return self._enforce_quota(self._recover(kind, str(exc), started, before))
-            changed = self._listed(self.workspace.changed_since(before))
-        error = reply.get("error")
-        observation = Observation(
-            kind=kind,
-            stdout=reply.get("stdout", ""),
-            stderr=reply.get("stderr", ""),
-            error=ErrorInfo(**error) if error else None,
-            truncated=reply.get("truncated", False),
-            exit_status=reply.get("exit_status"),
-            timed_out=reply.get("timed_out", False),
-            duration_s=time.perf_counter() - started,
-            files_changed=changed,
-        )
+            self.captures.add(reply.get("captures"), reply.get("captures_dropped"))
+            observation.duration_s = time.perf_counter() - started
+            observation.files_changed = self._listed(self.workspace.changed_since(before))
         if self._process_limit_reached(reply, observation):
             self._restart_after_exhaustion(observation)
         return self._enforce_quota(observation)
@@ -390,6 +408,27 @@ class KernelSandbox(SandboxBackend):
             self._cgroup.kill_all()
         elif self._uid is not None:
             _kill_uid(self._uid)
+
+
+def _observation(kind: str, reply: dict[str, Any]) -> Observation:
+    """A step's observation from the kernel's reply; a reply that does not have the protocol's shape
+    (the agent's code can write to the kernel's pipe) is a broken kernel."""
+    try:
+        error = reply.get("error")
+        observation = Observation(
+            kind=kind,
+            stdout=reply.get("stdout", ""),
+            stderr=reply.get("stderr", ""),
+            error=ErrorInfo.model_validate(error) if error else None,
+            truncated=reply.get("truncated", False),
+            exit_status=reply.get("exit_status"),
+            timed_out=reply.get("timed_out", False),
+        )
+        if not isinstance(reply.get("processes", 0), int):
+            raise ValueError("processes is not a number")
+    except (TypeError, ValueError):  # pydantic's ValidationError is a ValueError
+        raise SandboxError("the kernel sent a malformed reply") from None
+    return observation
 
 
 def kill_all_sandboxes() -> None:

@@ -43,7 +43,7 @@ class LocalSandbox(KernelSandbox):
             python_path=libraries,
         )
         env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": workdir, **common_env()}
-        env.update(PYTHONPATH=":".join([hooks, *libraries]), DAHARNESS_CHART_CAPTURE=workdir)
+        env.update(PYTHONPATH=":".join([hooks, *libraries]))  # the kernel names the capture channel itself
         additions = sandbox_additions(self.task)  # HOME is the workspace here anyway
         env.update(additions.env)
         if additions.path_dirs:

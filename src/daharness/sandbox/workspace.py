@@ -57,16 +57,16 @@ class Workspace:
     def changed_files(self) -> list[str]:
         """Files created or modified since the workspace was made, as relative paths."""
         return sorted(
-            name
-            for name in walk(self.root)[0]
-            if self._initial.get(name) != _digest_or_none(self.root / name)
+            name for name in walk(self.root)[0] if self._initial.get(name) != _digest_or_none(self.root, name)
         )
 
     def read_file(self, name: str) -> bytes:
-        path = self.root / name
-        if not path.resolve().is_relative_to(self.root.resolve()) or not stat.S_ISREG(os.lstat(path).st_mode):
-            raise FileNotFoundError(f"{name}: not a regular file in the workspace")
-        return _read_no_follow(path)
+        try:
+            descriptor = open_beneath(self.root, name)
+        except OSError:
+            raise FileNotFoundError(f"{name}: not a regular file in the workspace") from None
+        with os.fdopen(descriptor, "rb") as handle:
+            return handle.read()
 
     def collect(self, target: Path, quota: CopyQuota | None = None) -> Snapshot:
         """Copy every regular file to `target` (holes of sparse files stay holes); links, devices, FIFOs
@@ -86,7 +86,8 @@ class Workspace:
                     continue
                 destination = target / name
                 destination.parent.mkdir(parents=True, exist_ok=True)
-                digest = copy_file(source, destination)
+                # opened one component at a time: a folder swapped for a link cannot lead out
+                digest = copy_descriptor(open_beneath(self.root, name), destination)
             except OSError:
                 skipped.append(SkippedEntry(name, "unreadable"))
                 continue
@@ -289,17 +290,39 @@ def _open_no_follow(path: Path) -> int:
     return descriptor
 
 
-def _read_no_follow(path: Path) -> bytes:
-    with os.fdopen(_open_no_follow(path), "rb") as handle:
-        return handle.read()
+def open_beneath(root: Path, name: str) -> int:
+    """A read descriptor of the regular file `name` under `root`, opened one path component at a time
+    without following any link (so a folder swapped for a link meanwhile cannot lead out of `root`);
+    FIFOs and devices are refused without blocking."""
+    parts = [part for part in Path(name).parts if part not in ("", ".")]
+    if not parts or ".." in parts or Path(name).is_absolute():
+        raise OSError(f"{name}: not a path inside the workspace")
+    folder = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        for part in parts[:-1]:
+            inner = os.open(part, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=folder)
+            os.close(folder)
+            folder = inner
+        descriptor = os.open(parts[-1], os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=folder)
+    finally:
+        os.close(folder)
+    if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+        os.close(descriptor)
+        raise OSError(f"{name}: not a regular file")
+    return descriptor
 
 
 def copy_file(source: Path, destination: Path) -> str:
     """Copy a regular file without following links, keeping its holes (a sparse file stays sparse, so a
     1 GB file of nothing costs no disk); returns the SHA-1 of its content. At most the size it had
     when opened is copied, even if something keeps writing to it."""
+    return copy_descriptor(_open_no_follow(source), destination)
+
+
+def copy_descriptor(descriptor: int, destination: Path) -> str:
+    """`copy_file` from an open descriptor of a regular file (closed when done)."""
     digest = hashlib.sha1()
-    with os.fdopen(_open_no_follow(source), "rb", buffering=0) as reader, destination.open("wb") as writer:
+    with os.fdopen(descriptor, "rb", buffering=0) as reader, destination.open("wb") as writer:
         size = os.fstat(reader.fileno()).st_size
         offset = 0
         for start, end in _data_ranges(reader.fileno(), size):
@@ -356,18 +379,25 @@ def _digest(path: Path) -> str:
     return digest.hexdigest()
 
 
-def _digest_or_none(path: Path) -> str | None:
+def _digest_or_none(root: Path, name: str) -> str | None:
+    """SHA-1 of a workspace file, opened as `open_beneath` does (None when it is not a regular file any
+    more: the agent's processes may change it meanwhile)."""
+    digest = hashlib.sha1()
     try:
-        return _digest(path)
+        with os.fdopen(open_beneath(root, name), "rb") as handle:
+            while chunk := handle.read(_COPY_CHUNK):
+                digest.update(chunk)
     except OSError:
         return None
+    return digest.hexdigest()
 
 
 def _safe(text: str) -> str:
     return "".join(c if c.isalnum() or c in "-_" else "_" for c in text)[:40]
 
 
-def folder_snapshot(root: Path, changed: tuple[str, ...] = ()) -> Snapshot:
-    """A snapshot of a folder that already holds submitted files (rescoring, damaged copies)."""
+def folder_snapshot(root: Path, changed: tuple[str, ...] = (), captures: Path | None = None) -> Snapshot:
+    """A snapshot of a folder that already holds submitted files (rescoring, damaged copies), with the
+    chart captures the harness received for them (None: files from outside a daharness sandbox)."""
     files, skipped = walk(root)
-    return Snapshot(root, frozenset(files), changed, tuple(skipped))
+    return Snapshot(root, frozenset(files), changed, tuple(skipped), captures=captures)

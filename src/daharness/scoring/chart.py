@@ -64,6 +64,7 @@ from daharness.scoring.chart_corrected import (
     views_from_capture,
     views_from_dabench,
 )
+from daharness.scoring.chart_files import captured_chart
 from daharness.scoring.chart_match import Verdict, fuzz_ratio, similarity
 from daharness.scoring.modes import WORKSPACE_MODES
 from daharness.scoring.outputs import OutputFileOptions, nothing_collected
@@ -318,7 +319,8 @@ def checks_for_keys(keys: Sequence[str]) -> list[str]:
 
 
 class ChartScorerOptions(OutputFileOptions):
-    """Options of a `chart` scorer: `file` is the image the agent must save, `gold` the gold image (or
+    """Options of a `chart` scorer: `file` is the image the agent must save (from a sandbox, its data is
+    the capture the harness received when it was saved, see `chart_files.py`), `gold` the gold image (or
     a gold capture `<image>.json`); `check` the items to compare; `keys` the official compare_image keys
     (DA-Code configs), from which `check` follows when `check` is not given."""
 
@@ -336,15 +338,26 @@ def chart(context: ScoringContext, options: ChartScorerOptions) -> Score:
     check: Sequence[str] = options.check
     if "check" not in options.model_fields_set and options.keys is not None:
         check = checks_for_keys(options.keys)
+    if context.files.captures is not None:  # files from a daharness sandbox: the harness's capture only
+        image = context.output(options.file)
+        if image is None:
+            return nothing_collected(options.file)
+        capture, problem = captured_chart(context.files, options.file, image)
+        if capture is None:
+            return Score(value=0.0, explanation=problem, details={"mode": context.mode, "file": options.file})
+        predicted = ChartFiles(capture=capture, images=((options.file, image),))
+    else:  # an official agent's output folder: its own files
+        predicted = _predicted_files(context, options)
     return score_chart(
-        _predicted_files(context, options), _gold_files(context, options), mode=context.mode,  # type: ignore[arg-type]
+        predicted, _gold_files(context, options), mode=context.mode,  # type: ignore[arg-type]
         check=check, keys=options.keys, data_order_free=options.data_order_free,
         data_scale_free=options.data_scale_free,
     )  # fmt: skip
 
 
 def _predicted_files(context: ScoringContext, options: ChartScorerOptions) -> ChartFiles:
-    """The agent's chart: the capture of the image it saved (`<image>.json` beside it) when there is one,
+    """An output folder from outside a daharness sandbox (rescoring): the capture of the image it saved
+    (`<image>.json` beside it) when there is one,
     else DA-Agent's files. As officially, the files are the names in the answer (directories dropped)
     followed by dabench/plot.json and dabench/result.npy, or the task's files when the answer names none;
     the first image, .json and .npy among them are read."""

@@ -12,14 +12,25 @@ Two modes:
   case-insensitively, a number is compared at the precision its label is written with (label ``34.65``
   accepts ``34.650`` and ``34.6504`` but not ``34.6``), comma-separated and bracketed lists compare
   element by element (``key: value`` lists as mappings), a missing response scores 0 instead of vanishing,
-  and a question with no labels is excluded as unscorable.
+  and a question with no labels is excluded as unscorable. It also closes what strict leaves open to a
+  guesser and accepts what only the notation changes:
+
+  - several different values for one name are a hedge and wrong (strict: the last one counts, so
+    ``@n[36] or @n[38] or @n[37]`` is right when 37 is last); the same value repeated is fine;
+  - an integer label (written without a decimal point) matches only integral numbers: ``37`` and
+    ``37.0``, not ``37.4`` (rounding at the label's precision would accept it) nor ``36.6``;
+  - a label in percent (written with ``%``, or named ``pct`` / ``percent``, or a value the format says
+    is in percent) accepts a trailing ``%``: ``3.23%`` for ``3.23``; nothing is converted, so ``32.3%``
+    never matches ``0.323``, and a ``%`` on any other label is wrong;
+  - a number may use thousands separators (``1,232.8`` for ``1232.8``, groups of three digits) and the
+    Unicode minus (``−0.12`` for ``-0.12``).
 """
 
 from __future__ import annotations
 
 import re
 from decimal import ROUND_HALF_UP, Context, Decimal, InvalidOperation
-from typing import Literal
+from typing import Any, Literal
 
 from daharness.core.registry import scorer
 from daharness.core.score import Score
@@ -33,6 +44,9 @@ MODES: tuple[Mode, ...] = ("strict", "normalized")
 OFFICIAL_PATTERN = re.compile(r"@(\w+)\[(.*?)\]")
 _ANSWER_START = re.compile(r"@(\w+)\[")
 _NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
+_GROUPED = re.compile(r"[+-]?\d{1,3}(?:,\d{3})+(?:\.\d+)?")  # thousands separators
+_PERCENT_WORDS = re.compile(r"percent|pct|%")
+_PLACEHOLDER = re.compile(r"@(\w+)\[([^\]]*)\]")
 _QUOTES = "\"'`"
 _OPEN_TO_CLOSE = {"[": "]", "(": ")", "{": "}"}
 _DECIMALS = Context(prec=60)
@@ -52,18 +66,7 @@ def extract_balanced(response: str) -> dict[str, str]:
 
     An opening bracket that never balances falls back to the official non-greedy rule for that answer.
     """
-    found: dict[str, str] = {}
-    position = 0
-    while match := _ANSWER_START.search(response, position):
-        start = match.end()
-        end = _balanced_end(response, start)
-        if end is None:
-            end = response.find("]", start)
-            if end < 0:
-                break
-        found[match.group(1)] = response[start:end]
-        position = end + 1
-    return found
+    return {name: values[-1] for name, values in extract_all_balanced(response).items()}
 
 
 def _balanced_end(text: str, start: int) -> int | None:
@@ -92,11 +95,44 @@ def equal_strict(predicted: str | None, label: str) -> bool:
         return False
 
 
-def equal_normalized(predicted: str | None, label: str) -> bool:
-    """Compare one sub-answer with the normalized rule described in the module docstring."""
+def extract_all_balanced(response: str) -> dict[str, list[str]]:
+    """Every value given for each name, in order (``extract_balanced`` keeps the last one)."""
+    found: dict[str, list[str]] = {}
+    position = 0
+    while match := _ANSWER_START.search(response, position):
+        start = match.end()
+        end = _balanced_end(response, start)
+        if end is None:
+            end = response.find("]", start)
+            if end < 0:
+                break
+        found.setdefault(match.group(1), []).append(response[start:end])
+        position = end + 1
+    return found
+
+
+def is_hedge(values: list[str]) -> bool:
+    """Several values for one answer that are not all the same value."""
+    first = _clean(values[0])
+    return any(
+        not (_values_match(_clean(v), first, depth=0) and _values_match(first, _clean(v), depth=0))
+        for v in values[1:]
+    )
+
+
+def equal_normalized(predicted: str | None, label: str, *, percent: bool = False) -> bool:
+    """Compare one sub-answer with the normalized rule described in the module docstring; `percent`
+    says the label is a value in percent (a trailing ``%`` is then accepted)."""
     if predicted is None:
         return False
-    return _values_match(_clean(predicted), _clean(label), depth=0)
+    predicted, label = _clean(predicted), _clean(label)
+    if percent or label.endswith("%"):
+        predicted, label = _without_percent(predicted), _without_percent(label)
+    return _values_match(predicted, label, depth=0)
+
+
+def _without_percent(value: str) -> str:
+    return value[:-1].rstrip() if value.endswith("%") else value
 
 
 def _clean(value: str) -> str:
@@ -107,12 +143,17 @@ def _clean(value: str) -> str:
 
 
 def _as_number(value: str) -> Decimal | None:
+    value = value.replace("\u2212", "-")  # the Unicode minus
+    if _GROUPED.fullmatch(value):
+        value = value.replace(",", "")
     if not _NUMBER.fullmatch(value):
         return None
     return Decimal(value)
 
 
 def _numbers_match(predicted: Decimal, label: Decimal) -> bool:
+    if label.as_tuple().exponent >= 0:  # type: ignore[operator]  # an integer label: integral numbers only
+        return predicted == predicted.to_integral_value() and predicted == label
     if abs(predicted - label) < Decimal("1e-6"):
         return True
     step = Decimal(1).scaleb(label.as_tuple().exponent)  # type: ignore[arg-type]
@@ -209,17 +250,17 @@ def score_closed_form(task: Task, answer: str | None, *, mode: Mode = "normalize
     if mode == "strict":
         if not answer:
             return Score(value=0.0, excluded=True, explanation="no response (excluded, as officially)")
-        predicted, equal = extract_strict(answer), equal_strict
+        predicted = extract_strict(answer)
+        sub_answers = {
+            name: {"label": label, "predicted": predicted.get(name), "correct": equal_strict(predicted.get(name), label)}
+            for name, label in labels.items()
+        }  # fmt: skip
     elif mode == "normalized":
         if not labels:
             return Score(value=0.0, excluded=True, explanation="task has no labels (unscorable)")
-        predicted, equal = (extract_balanced(answer) if answer else {}), equal_normalized
+        sub_answers = _normalized_sub_answers(task, labels, answer or "")
     else:
         raise ValueError(f"unknown closed-form mode {mode!r}; choose one of {', '.join(MODES)}")
-    sub_answers = {
-        name: {"label": label, "predicted": predicted.get(name), "correct": equal(predicted.get(name), label)}
-        for name, label in labels.items()
-    }
     correct = sum(entry["correct"] for entry in sub_answers.values())
     all_right = correct == len(sub_answers)
     explanation = f"{correct}/{len(sub_answers)} sub-answers right" + ("" if answer else " (no response)")
@@ -228,6 +269,51 @@ def score_closed_form(task: Task, answer: str | None, *, mode: Mode = "normalize
         explanation=explanation,
         details={"mode": mode, "sub_answers": sub_answers, "correct": correct, "total": len(sub_answers)},
     )
+
+
+def _normalized_sub_answers(task: Task, labels: dict[str, str], answer: str) -> dict[str, dict[str, Any]]:
+    given, percent = extract_all_balanced(answer), percent_names(task)
+    sub_answers: dict[str, dict[str, Any]] = {}
+    for name, label in labels.items():
+        values = given.get(name) or [None]
+        entry: dict[str, Any] = {"label": label, "predicted": values[-1]}
+        if len(values) > 1 and is_hedge(values):  # type: ignore[arg-type]
+            entry.update(correct=False, hedged=values)
+        else:
+            entry["correct"] = equal_normalized(values[-1], label, percent=name in percent)
+        sub_answers[name] = entry
+    return sub_answers
+
+
+def percent_names(task: Task) -> set[str]:
+    """Answer names whose value is in percent: named so (``pct``, ``percent``), or described so by the
+    format text (``@rate[rate] where "rate" is ... in percent``; names listed together, ``"mean" and
+    "std" are in percent``, share the description)."""
+    text = task.answer_format.text
+    placeholders = {name: hole.strip().strip("\"'") for name, hole in _PLACEHOLDER.findall(text)}
+    found = {name for name in placeholders if _PERCENT_WORDS.search(name.lower())}
+    where = text.split(" where ", 1)[1] if " where " in text else ""
+    mentions = sorted(
+        (match.start(), match.end(), hole)
+        for hole in set(placeholders.values())
+        if hole
+        for match in re.finditer(rf"[\"']{re.escape(hole)}[\"']", where)
+    )
+    groups: list[tuple[set[str], int]] = []
+    for start, end, hole in mentions:
+        if groups and re.fullmatch(r"[\s,]*(?:and|or)?[\s,]*", where[groups[-1][1] : start]):
+            groups[-1] = (groups[-1][0] | {hole}, end)
+        else:
+            groups.append(({hole}, end))
+    for index, (holes, end) in enumerate(groups):
+        stop = min(
+            [len(where)]
+            + [p for p in (where.find(";", end), where.find(". ", end)) if p >= 0]
+            + ([m[0] for m in mentions if m[0] >= end][:1] if index + 1 < len(groups) else [])
+        )
+        if _PERCENT_WORDS.search(where[end:stop].lower()):
+            found |= {name for name, hole in placeholders.items() if hole in holes}
+    return found
 
 
 @scorer("closed_form", modes=CLOSED_FORM_MODES)

@@ -137,6 +137,8 @@ def score_database(
     score_rule: ScoreRule | None = None,
     tolerance: float | None = None,
     timeout_s: float | None = None,
+    case_sensitive: bool = False,
+    whitespace_sensitive: bool = False,
 ) -> Score:
     """Score the agent's database against the gold database, table by table (DA-Code ``compare_sqlite``).
 
@@ -155,6 +157,8 @@ def score_database(
         tolerance: absolute tolerance for numbers; ``None`` means 1e-2 (both modes).
         timeout_s: limit for the whole comparison, past which the score is 0; ``None`` means compat 10 s,
             corrected no limit; ``math.inf`` means no limit.
+        case_sensitive, whitespace_sensitive: corrected mode only: text values keep their case /
+            surrounding whitespace in the comparison (the task's instruction fixes them).
 
     A gold database that cannot be read, or a requested table it lacks, scores 0 in compat (as
     officially) and raises ``ValueError`` in corrected. ``details`` list every table with its score, the
@@ -169,6 +173,8 @@ def score_database(
         score_rule=score_rule,
         tolerance=tolerance,
         timeout_s=timeout_s,
+        case_sensitive=case_sensitive,
+        whitespace_sensitive=whitespace_sensitive,
     )
     predicted, gold = Path(predicted), Path(gold)
     details: dict[str, Any] = {**options.summary(), "predicted": str(predicted), "timed_out": False}
@@ -305,5 +311,6 @@ def database(context: ScoringContext, options: DatabaseScorerOptions) -> Score:
     return score_database(
         predicted, context.gold(options.gold_name()), mode=context.mode, tables=options.tables,  # type: ignore[arg-type]
         ignore_order=options.ignore_order, score_rule=options.score_rule, tolerance=options.tolerance,
-        timeout_s=options.timeout_s,
+        timeout_s=options.timeout_s, case_sensitive=options.case_sensitive,
+        whitespace_sensitive=options.whitespace_sensitive,
     )  # fmt: skip

@@ -6,9 +6,10 @@ is above 0.6. That rule alone accepts most plots drawn on the same layout: a his
 column usually scores above 0.6 (white space dominates), and so does an empty figure of the right size.
 
 ``corrected`` (default) keeps the SSIM rule and adds the chart's data: when the reference plot has a
-chart capture (``<file>.json``, written by the sandbox's matplotlib hook), the agent's plot must have
-one too, and its data must match (``daharness.scoring.chart`` in corrected mode, data only, series and
-values in any order). A plot saved without matplotlib, or whose capture was removed, is then wrong.
+chart capture (made by the sandbox's matplotlib hook and received by the harness for exactly the PNG's
+bytes, never read from a file the code wrote), the agent's plot must have one too, and its data must
+match (``daharness.scoring.chart`` in corrected mode, data only, series and values in any order). A
+plot saved without matplotlib, or changed after it was saved, is then wrong.
 """
 
 from __future__ import annotations

@@ -18,4 +18,5 @@ class OutputFileOptions(ScorerOptions):
 
 
 def nothing_collected(name: str | None) -> Score:
-    return Score(value=0.0, explanation=f"no files were collected, so there is no {name} to score")
+    """The agent left no regular file `name` (a link, a FIFO... is not collected: the record lists it)."""
+    return Score(value=0.0, explanation=f"no regular file {name} was collected, so there is nothing to score")

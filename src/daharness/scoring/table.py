@@ -46,9 +46,10 @@ Two modes:
     consistent with the earlier found ones counts. (Near-ties straddling a bucket edge in several columns
     at once can in rare cases pair rows differently.)
   - No timeout unless ``timeout_s`` is given.
-  - Tolerance 1e-2, absolute only. Strings compare after trimming and case-folding, a blank string counts
-    as missing (a CSV cannot tell them apart), and a number written as text (``"5"``, ``"5.0"``) compares
-    as the number.
+  - Tolerance 1e-2, absolute only. Strings compare after trimming and case-folding (unless the task's
+    ``case_sensitive`` / ``whitespace_sensitive`` say its instruction fixes them, see ``exactness.py``),
+    a blank string counts as missing (a CSV cannot tell them apart), and a number written as text
+    (``"5"``, ``"5.0"``) compares as the number.
   - ``score_rule`` defaults to ``all``, the paper's rule.
   - Errors on the gold side raise ``ValueError``: they are benchmark defects, never a wrong answer.
 """
@@ -70,6 +71,7 @@ import pandas as pd
 from daharness.core.registry import scorer
 from daharness.core.score import Score
 from daharness.core.scoring import ScoringContext
+from daharness.scoring.exactness import TextRules, text_key
 from daharness.scoring.modes import WORKSPACE_MODES
 from daharness.scoring.outputs import OutputFileOptions, nothing_collected
 
@@ -119,6 +121,8 @@ class TableOptions:
     score_rule: ScoreRule
     tolerance: float
     timeout_s: float | None
+    case_sensitive: bool = False  # corrected mode: text compared with its case (see exactness.py)
+    whitespace_sensitive: bool = False
 
     @classmethod
     def resolve(
@@ -130,6 +134,8 @@ class TableOptions:
         score_rule: ScoreRule | None,
         tolerance: float | None,
         timeout_s: float | None,
+        case_sensitive: bool = False,
+        whitespace_sensitive: bool = False,
     ) -> TableOptions:
         if mode not in MODES:
             raise ValueError(f"unknown table mode {mode!r}; choose one of {', '.join(MODES)}")
@@ -150,7 +156,10 @@ class TableOptions:
             raise ValueError(f"timeout_s must be > 0 (or math.inf for no limit), got {timeout_s!r}")
         if isinstance(condition_cols, str | int):  # a lone column is a common slip
             condition_cols = [condition_cols]
-        return cls(mode, tuple(condition_cols or ()), bool(ignore_order), score_rule, tolerance, timeout_s)
+        return cls(
+            mode, tuple(condition_cols or ()), bool(ignore_order), score_rule, tolerance, timeout_s,
+            case_sensitive, whitespace_sensitive,
+        )  # fmt: skip
 
     def summary(self) -> dict[str, Any]:
         return {
@@ -160,6 +169,8 @@ class TableOptions:
             "tolerance": self.tolerance,
             "timeout_s": self.timeout_s,
             "condition_cols": list(self.condition_cols) or None,
+            "case_sensitive": self.case_sensitive,
+            "whitespace_sensitive": self.whitespace_sensitive,
         }
 
 
@@ -365,7 +376,7 @@ def _compare_official(
 _Column = np.ndarray | list[Any]
 
 
-def _cell(value: Any) -> float | str | None:
+def _cell(value: Any, rules: TableOptions | None = None) -> float | str | None:
     if value is None or value is pd.NA or value is pd.NaT:
         return None
     if isinstance(value, bool | np.bool_):
@@ -378,18 +389,21 @@ def _cell(value: Any) -> float | str | None:
         if number is not None:
             return None if math.isnan(number) else number
     text = value.hex() if isinstance(value, bytes) else str(value)
-    text = text.strip()
-    if not text:
+    if not text.strip():
         return None
-    if _NUMBER.fullmatch(text):
+    if _NUMBER.fullmatch(text.strip()):
         return float(text)
-    return text.casefold()
+    if rules is None:
+        return text_key(text)
+    return text_key(
+        text, case_sensitive=rules.case_sensitive, whitespace_sensitive=rules.whitespace_sensitive
+    )
 
 
-def _normalize(series: pd.Series) -> _Column:
+def _normalize(series: pd.Series, rules: TableOptions | None = None) -> _Column:
     if pd.api.types.is_numeric_dtype(series.dtype) and not pd.api.types.is_complex_dtype(series.dtype):
         return series.to_numpy(dtype=float, na_value=np.nan)
-    cells = [_cell(value) for value in series.tolist()]
+    cells = [_cell(value, rules) for value in series.tolist()]
     if any(isinstance(cell, str) for cell in cells):
         return cells
     return np.array([np.nan if cell is None else cell for cell in cells], dtype=float)
@@ -544,11 +558,11 @@ def _compare_corrected(
     gold_columns: dict[int, _Column] = {}
     for g in required:
         deadline.check()
-        gold_columns[g] = _normalize(gold.iloc[:, g])
+        gold_columns[g] = _normalize(gold.iloc[:, g], options)
     predicted_columns: list[_Column] = []
     for p in range(predicted.shape[1]):
         deadline.check()
-        predicted_columns.append(_normalize(predicted.iloc[:, p]))
+        predicted_columns.append(_normalize(predicted.iloc[:, p], options))
     if options.ignore_order:
         gold_view = {g: _sorted(column) for g, column in gold_columns.items()}
         predicted_view = [_sorted(column) for column in predicted_columns]
@@ -610,6 +624,8 @@ def score_table(
     score_rule: ScoreRule | None = None,
     tolerance: float | None = None,
     timeout_s: float | None = None,
+    case_sensitive: bool = False,
+    whitespace_sensitive: bool = False,
 ) -> Score:
     """Score the agent's CSV against one or more gold CSVs (DA-Code ``compare_csv``).
 
@@ -629,6 +645,8 @@ def score_table(
         timeout_s: limit for reading and comparing everything; past it the score is 0. ``None`` means the
             mode's default: compat 10 s (the official evaluator's), corrected no limit; ``math.inf`` means
             no limit.
+        case_sensitive, whitespace_sensitive: corrected mode only: text values keep their case /
+            surrounding whitespace in the comparison (the task's instruction fixes them).
 
     A gold file that is missing or unreadable, or options that do not fit it, score 0 in compat (as
     officially) and raise ``ValueError`` in corrected. ``details`` hold the options, one entry per gold
@@ -642,6 +660,8 @@ def score_table(
         score_rule=score_rule,
         tolerance=tolerance,
         timeout_s=timeout_s,
+        case_sensitive=case_sensitive,
+        whitespace_sensitive=whitespace_sensitive,
     )
     golds = [Path(gold)] if isinstance(gold, str | Path) else [Path(path) for path in gold]
     if not golds:
@@ -690,7 +710,7 @@ def score_table(
     return Score(value=min(1.0, max(0.0, chosen["score"])), explanation=explanation, details=details)
 
 
-class ComparisonOptions(OutputFileOptions):
+class ComparisonOptions(OutputFileOptions, TextRules):
     """What table and database comparisons share; `None` means the mode's default (see `TableOptions`)."""
 
     score_rule: ScoreRule | None = None
@@ -720,4 +740,5 @@ def table(context: ScoringContext, options: TableScorerOptions) -> Score:
     return score_table(
         predicted, golds, mode=context.mode, condition_cols=condition, ignore_order=options.ignore_order,  # type: ignore[arg-type]
         score_rule=options.score_rule, tolerance=options.tolerance, timeout_s=options.timeout_s,
+        case_sensitive=options.case_sensitive, whitespace_sensitive=options.whitespace_sensitive,
     )  # fmt: skip

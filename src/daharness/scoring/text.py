@@ -17,7 +17,9 @@ Two modes:
 * ``corrected`` (default) keeps those rules where they are deliberate (case-insensitive keys and
   strings, the numeric tolerance (with binary rounding absorbed at its edge), extra top-level keys allowed, nested objects needing the same keys,
   the two score rules) and fixes the defects below. It also scores non-object gold values (lists,
-  scalars: 0 or 1) and accepts an answer that is plain JSON or a bare scalar.
+  scalars: 0 or 1) and accepts an answer that is plain JSON or a bare scalar. Where a task's instruction
+  fixes the case or the surrounding whitespace of string values, its ``case_sensitive`` /
+  ``whitespace_sensitive`` options make them count (``exactness.py``).
 
 Defects of the official evaluator, reproduced in ``compat`` and fixed in ``corrected``:
 
@@ -67,7 +69,8 @@ from scipy.optimize import linear_sum_assignment
 
 from daharness.core.registry import scorer
 from daharness.core.score import Score
-from daharness.core.scoring import ScorerOptions, ScoringContext
+from daharness.core.scoring import ScoringContext
+from daharness.scoring.exactness import TextRules, text_key
 from daharness.scoring.modes import WORKSPACE_MODES
 from daharness.scoring.outputs import nothing_collected
 
@@ -206,7 +209,7 @@ def _as_bool(value: Any) -> bool | None:
     return None
 
 
-def _scalar_equal(predicted: Any, expected: Any, tolerance: float) -> bool:
+def _scalar_equal(predicted: Any, expected: Any, tolerance: float, rules: TextRules | None = None) -> bool:
     if isinstance(expected, bool) or isinstance(predicted, bool):
         return _as_bool(predicted) is not None and _as_bool(predicted) == _as_bool(expected)
     if expected is None or predicted is None:
@@ -219,7 +222,10 @@ def _scalar_equal(predicted: Any, expected: Any, tolerance: float) -> bool:
         # isclose absorbs binary rounding: |1.24 - 1.23| is 0.010000000000000009.
         return difference <= tolerance or math.isclose(difference, tolerance, rel_tol=1e-9)
     if isinstance(expected, str) and isinstance(predicted, str):
-        return _fold(predicted) == _fold(expected)
+        if rules is None:
+            return _fold(predicted) == _fold(expected)
+        exact = {"case_sensitive": rules.case_sensitive, "whitespace_sensitive": rules.whitespace_sensitive}
+        return text_key(predicted, **exact) == text_key(expected, **exact)
     return False
 
 
@@ -227,9 +233,16 @@ def _keys(mapping: dict[Any, Any]) -> dict[str, Any]:
     return {_fold(str(key)): value for key, value in mapping.items()}
 
 
-def _equal(predicted: Any, expected: Any, ignore_order: bool, tolerance: float, top: bool) -> bool:
+def _equal(
+    predicted: Any,
+    expected: Any,
+    ignore_order: bool,
+    tolerance: float,
+    top: bool,
+    rules: TextRules | None = None,
+) -> bool:
     def same(p: Any, e: Any) -> bool:
-        return _equal(p, e, ignore_order, tolerance, top=False)
+        return _equal(p, e, ignore_order, tolerance, top=False, rules=rules)
 
     if isinstance(expected, dict):
         if isinstance(predicted, list) and len(predicted) == 1:
@@ -251,7 +264,7 @@ def _equal(predicted: Any, expected: Any, ignore_order: bool, tolerance: float, 
         return all(same(p, e) for p, e in zip(predicted, expected, strict=True))
     if isinstance(predicted, list):
         return len(predicted) == 1 and same(predicted[0], expected)
-    return _scalar_equal(predicted, expected, tolerance)
+    return _scalar_equal(predicted, expected, tolerance, rules)
 
 
 def _matched(predicted: list[Any], expected: list[Any], same: Any) -> bool:
@@ -390,15 +403,16 @@ def _is_object(answer: Any) -> bool:
 
 
 def _corrected_score(
-    answer: Any, expected: Any, ignore_order: bool, tolerance: float, score_rule: ScoreRule
-) -> tuple[float, dict[str, bool]]:
+    answer: Any, expected: Any, ignore_order: bool, tolerance: float, score_rule: ScoreRule,
+    rules: TextRules | None = None,
+) -> tuple[float, dict[str, bool]]:  # fmt: skip
     if not isinstance(expected, dict):
-        return (1.0 if _equal(answer, expected, ignore_order, tolerance, top=True) else 0.0), {}
+        return (1.0 if _equal(answer, expected, ignore_order, tolerance, top=True, rules=rules) else 0.0), {}
     if isinstance(answer, list) and len(answer) == 1:
         answer = answer[0]
     given = _keys(answer) if isinstance(answer, dict) else {}
     verdicts = {
-        key: key in given and _equal(given[key], value, ignore_order, tolerance, top=False)
+        key: key in given and _equal(given[key], value, ignore_order, tolerance, top=False, rules=rules)
         for key, value in _keys(expected).items()
     }
     if score_rule == "all":
@@ -415,6 +429,8 @@ def score_text(
     ignore_order: bool = False,
     tolerance: float = 1e-2,
     score_rule: ScoreRule = "all",
+    case_sensitive: bool = False,
+    whitespace_sensitive: bool = False,
 ) -> Score:
     """Score a JSON/text answer against the gold value.
 
@@ -430,6 +446,8 @@ def score_text(
         tolerance: the largest absolute difference between two equal numbers (1e-2 officially).
         score_rule: for a gold object, ``all`` (official default: 1 only when every gold key is right)
             or ``fraction`` (the share of gold keys right; DA-Code's ``devide``). Other golds score 0/1.
+        case_sensitive, whitespace_sensitive: ``corrected`` only: string values (not keys) keep their
+            case / surrounding whitespace in the comparison (the task's instruction fixes them).
 
     No answer, an unreadable file or an answer without the expected object scores 0 with an
     explanation. A non-object gold is outside the official evaluator: ``compat`` then reads the answer
@@ -470,7 +488,8 @@ def score_text(
         if mode == "compat":
             value, verdicts = _official_score(answer, expected, ignore_order, tolerance, score_rule)
         else:
-            value, verdicts = _corrected_score(answer, expected, ignore_order, tolerance, score_rule)
+            rules = TextRules(case_sensitive=case_sensitive, whitespace_sensitive=whitespace_sensitive)
+            value, verdicts = _corrected_score(answer, expected, ignore_order, tolerance, score_rule, rules)
     except _OfficialCrash as crash:
         return Score(
             value=0.0, explanation=f"the official evaluator crashes here ({crash}); scored 0", details=details
@@ -520,7 +539,7 @@ def _mean_over_files(scores: list[Score], names: list[str]) -> Score:
     )
 
 
-class TextScorerOptions(ScorerOptions):
+class TextScorerOptions(TextRules):
     """Options of a `text` scorer: the expected value inline (`expected`) or in a gold JSON file (`gold`);
     with `alternatives`, `expected` is a list of acceptable gold values and the best score counts (DA-Code
     configs with several `number` entries). The answer is the agent's final answer, or the file `file`."""
@@ -546,7 +565,8 @@ def text(context: ScoringContext, options: TextScorerOptions) -> Score:
     golds = list(expected) if options.alternatives and isinstance(expected, list) else [expected]
     settings: dict[str, Any] = {
         "mode": context.mode, "ignore_order": options.ignore_order, "tolerance": options.tolerance,
-        "score_rule": options.score_rule,
+        "score_rule": options.score_rule, "case_sensitive": options.case_sensitive,
+        "whitespace_sensitive": options.whitespace_sensitive,
     }  # fmt: skip
     if options.file:
         answer_file = context.output(options.file)

@@ -35,9 +35,10 @@ def load_suite(spec: str, **options: Any) -> Suite:
     options = {key: value for key, value in options.items() if value is not None}
     for _, entry in suite_formats.items():
         if entry.prefix and spec.startswith(entry.prefix):
-            suite = entry.load(Path(spec.removeprefix(entry.prefix)), options)
+            location = Path(spec.removeprefix(entry.prefix))
+            suite = entry.load(location, options)
             suite.spec, suite.options = spec, options
-            return suite
+            return hide_what_the_manifest_names(suite, location)
     folder = builtin_suites().get(spec)
     if folder is None:
         known = ", ".join(builtin_suites()) or "none"
@@ -46,6 +47,24 @@ def load_suite(spec: str, **options: Any) -> Suite:
     manifest = json.loads((folder / "suite.json").read_text())
     suite = suite_formats.get(str(manifest.get("format"))).load(folder, options)
     suite.spec, suite.options = spec, options
+    return hide_what_the_manifest_names(suite, folder)
+
+
+def hide_what_the_manifest_names(suite: Suite, location: Path) -> Suite:
+    """A suite folder's suite.json may list `hide`: more to mask in the sandbox than the defaults (the
+    data folders of packages that ship the suite's source data), as globs relative to site-packages or
+    absolute paths. Every task of the suite gets them."""
+    manifest_path = location / "suite.json"
+    if not manifest_path.is_file():
+        return suite
+    try:
+        hide = json.loads(manifest_path.read_text(encoding="utf-8")).get("hide", [])
+    except (ValueError, AttributeError):
+        return suite  # the format's loader has already said what is wrong with the manifest
+    if not isinstance(hide, list) or not all(isinstance(item, str) and item.strip() for item in hide):
+        raise UserError(f"{manifest_path}: field 'hide' must be a list of paths (strings)")
+    for task in suite.tasks:
+        task.hidden_paths = list(dict.fromkeys([*task.hidden_paths, *hide]))
     return suite
 
 

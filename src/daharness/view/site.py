@@ -59,10 +59,15 @@ class ViewSite:
                 page.write_text(sample_page(run, record), encoding="utf-8")
                 pages += 1
             if (run.root / "artifacts").is_dir():
+                # the agent's links are kept in artifacts as links; the export never follows them
                 shutil.copytree(
-                    run.root / "artifacts", folder / "artifacts", dirs_exist_ok=True, symlinks=False
+                    run.root / "artifacts", folder / "artifacts", dirs_exist_ok=True, ignore=_links
                 )
         return pages
+
+
+def _links(folder: str, names: list[str]) -> list[str]:
+    return [name for name in names if Path(folder, name).is_symlink()]
 
 
 def _handler(site: ViewSite) -> type[BaseHTTPRequestHandler]:

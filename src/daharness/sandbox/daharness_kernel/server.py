@@ -3,7 +3,8 @@
 Requests: {"kind": "python", "code", "timeout"} | {"kind": "bash", "command", "timeout"} |
 {"kind": "sql", "database", "query", "output", "timeout"} | {"kind": "write_file", "path", "content"}.
 Each gets one response with stdout, stderr, error (name, value, traceback), truncated, exit_status,
-duration and, in a sandbox of its own, the number of processes.
+duration, the chart captures received during the step (`captures`, `captures_dropped`) and, in a
+sandbox of its own, the number of processes.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import time
 from typing import Any
 
 from . import actions
+from .captures import CaptureInbox
 from .output import CappedStream
 from .processes import peak_process_count, reap_untracked_zombies
 
@@ -31,7 +33,8 @@ _LIMITS = {
 
 
 class Kernel:
-    def __init__(self, config: dict[str, Any]) -> None:
+    def __init__(self, config: dict[str, Any], captures: CaptureInbox | None = None) -> None:
+        self.captures = captures
         self.namespace: dict[str, Any] = {"__name__": "__main__", "__builtins__": builtins}
         self.count_processes = bool(config.get("count_processes"))
         self.process_limit = int(config.get("limits", {}).get("processes") or 0)
@@ -90,6 +93,8 @@ class Kernel:
         (stdout, cut_out), (stderr, cut_err) = (stream.take() for stream in self.streams)
         result.update(stdout=stdout, stderr=stderr, truncated=bool(cut_out or cut_err))
         result["duration_s"] = round(time.perf_counter() - started, 6)
+        if self.captures is not None:
+            result["captures"], result["captures_dropped"] = self.captures.take()
         if self.count_processes:  # only meaningful in the sandbox's own PID namespace
             result["processes"] = peak_process_count(self.process_limit)
         self._send(result)
@@ -108,12 +113,18 @@ def _apply_limits(config: dict[str, Any]) -> None:
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # an over-size write then fails with EFBIG instead
 
 
-def _install_chart_capture(path: str | None) -> None:
-    """Figures the agent saves or shows are also written as data (<image>.json) for chart scoring."""
+def _install_chart_capture(path: str | None) -> CaptureInbox | None:
+    """Figures the agent saves or shows are captured as data for chart scoring and sent to the host
+    through the capture channel (captures.py), from the kernel and from child Pythons alike."""
     if not path or not os.path.exists(path):
-        return
+        return None
     import importlib.util
 
+    try:
+        inbox = CaptureInbox()
+        inbox.start()
+    except OSError:  # no Unix sockets: no captures, but the kernel still works
+        return None
     try:
         spec = importlib.util.spec_from_file_location("chart_capture", path)
         module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
@@ -121,6 +132,7 @@ def _install_chart_capture(path: str | None) -> None:
         module.install_from_env()
     except Exception:  # the hook must never keep the kernel from starting
         pass
+    return inbox
 
 
 def main(config: dict[str, Any]) -> None:
@@ -128,5 +140,5 @@ def main(config: dict[str, Any]) -> None:
     if config.get("workdir"):
         os.chdir(config["workdir"])
     sys.path.extend(config.get("python_path") or [])  # the task's private libraries (-I ignores PYTHONPATH)
-    _install_chart_capture(config.get("chart_capture"))
-    Kernel(config).serve()
+    inbox = _install_chart_capture(config.get("chart_capture"))
+    Kernel(config, inbox).serve()

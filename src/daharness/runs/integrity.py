@@ -1,0 +1,112 @@
+"""Suspicious actions: things an honest solution has no reason to do, flagged in the record and the report.
+
+They do not change the score (the harness already refuses what they aim at: links are not followed,
+captures are not read from files, the kernel's pipe is checked); they show that an agent tried, so
+that a reader can look. The checks are textual and can be evaded by an agent that hides its intent,
+so no flag does not mean no attempt.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from collections.abc import Sequence
+
+from daharness.core.backend import SkippedEntry, Snapshot
+from daharness.core.record import SkippedFile, Suspicion
+from daharness.core.submission import ActionEvent, Event
+from daharness.sandbox.workspace import display_name
+
+# Names only the harness uses: its hooks and kernel folders, the capture channel and format, the
+# kernel's private pipe, the metadata of installed packages (RECORD lists files and their hashes).
+_HARNESS_NAMES = re.compile(
+    r"daharness|sitecustomize|chart_capture|proto_out|\.dist-info|/RECORD\b", re.IGNORECASE
+)
+_IMAGE_CAPTURE_NAME = re.compile(r"\.(png|jpe?g|svg|pdf|gif|webp|tiff?)\.json$", re.IGNORECASE)
+_CAPTURE_MARKER = b"daharness-chart-capture"
+_SNIFF_BYTES = 1 << 16
+_MAX_FLAGS_PER_KIND = 20
+
+
+def skipped_files(snapshot: Snapshot | None) -> list[SkippedFile]:
+    if snapshot is None:
+        return []
+    return [
+        SkippedFile(
+            path=display_name(e.path), kind=e.kind, target=display_name(e.target) if e.target else None
+        )
+        for e in snapshot.skipped
+    ]
+
+
+def suspicious_actions(events: Sequence[Event], snapshot: Snapshot | None, workdir: str) -> list[Suspicion]:
+    found: list[Suspicion] = []
+    for index, event in enumerate(events):
+        if not isinstance(event, ActionEvent):
+            continue
+        text = "\n".join(str(value) for value in event.args.values())
+        if match := _HARNESS_NAMES.search(text):
+            found.append(
+                Suspicion(
+                    kind="harness_files",
+                    detail=f"{event.kind} code names the harness's files ({match.group()!r})",
+                    step=index,
+                )
+            )
+        error = event.observation.error
+        if event.observation.restarted and error and "reply" in error.value:
+            found.append(Suspicion(kind="kernel_tampering", detail=error.value, step=index))
+    if snapshot is not None:
+        found += _capture_like_files(snapshot)
+        found += [flag for entry in snapshot.skipped if (flag := _skipped_flag(entry, workdir))]
+    return _capped(found)
+
+
+def _capture_like_files(snapshot: Snapshot) -> list[Suspicion]:
+    found = []
+    for name in sorted(snapshot.files):
+        if not name.lower().endswith(".json"):
+            continue
+        if _IMAGE_CAPTURE_NAME.search(name):
+            found.append(
+                Suspicion(
+                    kind="capture_like_file", detail=f"{display_name(name)} is named like a chart capture"
+                )
+            )
+            continue
+        try:
+            with (snapshot.root / name).open("rb") as handle:
+                head = handle.read(_SNIFF_BYTES)
+        except OSError:
+            continue
+        if _CAPTURE_MARKER in head:
+            found.append(
+                Suspicion(kind="capture_like_file", detail=f"{display_name(name)} holds a chart capture")
+            )
+    return found
+
+
+def _skipped_flag(entry: SkippedEntry, workdir: str) -> Suspicion | None:
+    if entry.kind == "symlink":
+        target = entry.target or ""
+        where = posixpath.normpath(posixpath.join(workdir, posixpath.dirname(entry.path), target))
+        if where != workdir and not where.startswith(workdir.rstrip("/") + "/"):
+            detail = f"{display_name(entry.path)} links out of the workspace, to {display_name(target)}"
+            return Suspicion(kind="link_out", detail=detail)
+        return None
+    if entry.kind == "hardlink":
+        detail = f"{display_name(entry.path)} is a hard link to a file outside the workspace"
+        return Suspicion(kind="link_out", detail=detail)
+    if entry.kind in ("fifo", "socket", "device"):
+        return Suspicion(kind="special_file", detail=f"{display_name(entry.path)} is a {entry.kind}")
+    return None
+
+
+def _capped(found: list[Suspicion]) -> list[Suspicion]:
+    kept: list[Suspicion] = []
+    counts: dict[str, int] = {}
+    for flag in found:
+        counts[flag.kind] = counts.get(flag.kind, 0) + 1
+        if counts[flag.kind] <= _MAX_FLAGS_PER_KIND:
+            kept.append(flag)
+    return kept
