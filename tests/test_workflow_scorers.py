@@ -61,6 +61,13 @@ FILE = {"kind": "file", "path": "out.txt"}
 GOLD = {"kind": "gold", "path": "gold.txt"}
 
 
+def _compare_files(tmp_path: Path, func: str, out: Path, gold: Path, **options: Any) -> Score:
+    """Score the agent's `out.txt` against the hidden `gold.txt` with one evaluator function."""
+    return _score(
+        tmp_path, func, result=FILE, expected=GOLD, files={"out.txt": out}, gold={"gold.txt": gold}, **options
+    )
+
+
 def _write(path: Path, text: str) -> Path:
     path.write_text(text)
     return path
@@ -115,32 +122,14 @@ def test_exact_match_and_file_existence(tmp_path: Path) -> None:
 def test_text_files_compared_exactly_with_options_and_by_similarity(tmp_path: Path) -> None:
     mine = _write(tmp_path / "mine.txt", "Hello   World\nline two\n")
     gold = _write(tmp_path / "gold.txt", "hello world line two")
-    files, golds = {"out.txt": mine}, {"gold.txt": gold}
-    assert (
-        _score(tmp_path, "compare_text_file", result=FILE, expected=GOLD, files=files, gold=golds).value == 0
-    )
-    relaxed = _score(tmp_path, "compare_text_file", result=FILE, expected=GOLD, files=files, gold=golds,
-                     ignore_blanks=True, ignore_case=True)  # fmt: skip
+    assert _compare_files(tmp_path, "compare_text_file", mine, gold).value == 0
+    relaxed = _compare_files(tmp_path, "compare_text_file", mine, gold, ignore_blanks=True, ignore_case=True)
     assert relaxed.value == 1
     three = _write(tmp_path / "three.txt", "a\nb\nc\n")
     two = _write(tmp_path / "two.txt", "a\nb\nX\n")
-    ratio = _score(
-        tmp_path,
-        "diff_text_file",
-        result=FILE,
-        expected=GOLD,
-        files={"out.txt": two},
-        gold={"gold.txt": three},
-    )
+    ratio = _compare_files(tmp_path, "diff_text_file", two, three)
     assert ratio.value == pytest.approx(2 / 3)
-    same = _score(
-        tmp_path,
-        "diff_text_file",
-        result=FILE,
-        expected=GOLD,
-        files={"out.txt": three},
-        gold={"gold.txt": three},
-    )
+    same = _compare_files(tmp_path, "diff_text_file", three, three)
     assert same.value == 1
 
 
@@ -148,64 +137,13 @@ def test_json_and_csv_files(tmp_path: Path) -> None:
     gold_json = _write(tmp_path / "g.json", json.dumps({"a": [1, 2], "b": "x"}))
     spaced = _write(tmp_path / "m.json", '{"b": "x",\n "a": [1, 2]}')
     other = _write(tmp_path / "o.json", '{"b": "x", "a": [2, 1]}')
-    assert (
-        _score(
-            tmp_path,
-            "compare_json_file",
-            result=FILE,
-            expected=GOLD,
-            files={"out.txt": spaced},
-            gold={"gold.txt": gold_json},
-        ).value
-        == 1
-    )
-    assert (
-        _score(
-            tmp_path,
-            "compare_json_file",
-            result=FILE,
-            expected=GOLD,
-            files={"out.txt": other},
-            gold={"gold.txt": gold_json},
-        ).value
-        == 0
-    )
+    assert _compare_files(tmp_path, "compare_json_file", spaced, gold_json).value == 1
+    assert _compare_files(tmp_path, "compare_json_file", other, gold_json).value == 0
     gold_csv = _write(tmp_path / "g.csv", "name,n\nb,2\na,1\n")
     shuffled = _write(tmp_path / "s.csv", "name,n\na,1\nb,2\n")
-    assert (
-        _score(
-            tmp_path,
-            "compare_csv",
-            result=FILE,
-            expected=GOLD,
-            files={"out.txt": shuffled},
-            gold={"gold.txt": gold_csv},
-        ).value
-        == 0
-    )
-    assert (
-        _score(
-            tmp_path,
-            "compare_csv",
-            result=FILE,
-            expected=GOLD,
-            files={"out.txt": shuffled},
-            gold={"gold.txt": gold_csv},
-            ignore_order=True,
-        ).value
-        == 1
-    )
-    assert (
-        _score(
-            tmp_path,
-            "compare_csv",
-            result=FILE,
-            expected=GOLD,
-            files={"out.txt": gold_csv},
-            gold={"gold.txt": gold_csv},
-        ).value
-        == 1
-    )
+    assert _compare_files(tmp_path, "compare_csv", shuffled, gold_csv).value == 0
+    assert _compare_files(tmp_path, "compare_csv", shuffled, gold_csv, ignore_order=True).value == 1
+    assert _compare_files(tmp_path, "compare_csv", gold_csv, gold_csv).value == 1
 
 
 # ---- dbt ----------------------------------------------------------------------------------------------

@@ -191,52 +191,37 @@ def suite_format(
     return register
 
 
-# ---- sandbox backends ---------------------------------------------------------------------------------
+# ---- sandbox backends and sample executors: classes registered by name ------------------------------
 
 
 @dataclass(frozen=True)
-class BackendEntry:
+class ClassEntry:
     name: str
     cls: type[Any]
     summary: str
 
 
-backends: Registry[BackendEntry] = Registry("sandbox backend")
+backends: Registry[ClassEntry] = Registry("sandbox backend")
+executors: Registry[ClassEntry] = Registry("sample executor")
+
+
+def _register_class(registry: Registry[ClassEntry], name: str) -> Callable[[type[T]], type[T]]:
+    def register(cls: type[T]) -> type[T]:
+        cls.name = name  # type: ignore[attr-defined]
+        registry.add(name, ClassEntry(name, cls, _summary(cls)))
+        return cls
+
+    return register
 
 
 def backend(name: str) -> Callable[[type[T]], type[T]]:
     """Register a `SandboxBackend` subclass, built per sample as `cls(task, limits)`."""
-
-    def register(cls: type[T]) -> type[T]:
-        cls.name = name  # type: ignore[attr-defined]
-        backends.add(name, BackendEntry(name, cls, _summary(cls)))
-        return cls
-
-    return register
-
-
-# ---- sample executors ---------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class ExecutorEntry:
-    name: str
-    cls: type[Any]
-    summary: str
-
-
-executors: Registry[ExecutorEntry] = Registry("sample executor")
+    return _register_class(backends, name)
 
 
 def executor(name: str) -> Callable[[type[T]], type[T]]:
     """Register where a run's samples execute (`--backend NAME`): a `SampleExecutor` subclass."""
-
-    def register(cls: type[T]) -> type[T]:
-        cls.name = name  # type: ignore[attr-defined]
-        executors.add(name, ExecutorEntry(name, cls, _summary(cls)))
-        return cls
-
-    return register
+    return _register_class(executors, name)
 
 
 # ---- families -----------------------------------------------------------------------------------------
