@@ -361,3 +361,16 @@ def test_the_scorer_reads_the_format_the_capture_writes() -> None:
     from daharness.scoring.chart import CAPTURE_FORMAT, CAPTURE_VERSIONS
 
     assert chart_capture.FORMAT == CAPTURE_FORMAT and chart_capture.VERSION in CAPTURE_VERSIONS
+
+
+def test_an_unknown_check_in_a_task_is_an_error_when_the_task_is_loaded() -> None:
+    from daharness.core.errors import UserError
+    from daharness.core.registry import scorers
+
+    entry = scorers.get("chart")
+    good = entry.parse_options({"file": "a.png", "check": ["data", "graph_title"]}, "task t")
+    assert good.check == ("data", "graph_title")  # official names are kept as written
+    with pytest.raises(
+        UserError, match=r"task t: scorer 'chart': option 'check': .*unknown chart check 'colour'"
+    ):
+        entry.parse_options({"file": "a.png", "check": ["data", "colour"]}, "task t")

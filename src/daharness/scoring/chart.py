@@ -53,6 +53,7 @@ from pathlib import Path
 from typing import Any, Literal, NamedTuple
 
 import numpy as np
+from pydantic import field_validator
 
 from daharness.core.registry import scorer
 from daharness.core.score import Score
@@ -328,6 +329,12 @@ class ChartScorerOptions(OutputFileOptions):
     keys: tuple[str, ...] | None = None
     data_order_free: bool = False
     data_scale_free: bool = False
+
+    @field_validator("check")
+    @classmethod
+    def _known_checks(cls, check: tuple[str, ...]) -> tuple[str, ...]:
+        normalize_checks(check)  # an unknown item is an error when the task is loaded, not when scored
+        return check
 
 
 @scorer("chart", options=ChartScorerOptions, modes=WORKSPACE_MODES)
