@@ -418,3 +418,17 @@ def test_silhouette_from_a_cluster_file(tmp_path: Path) -> None:
 def test_unknown_metric_raises_in_score_ml(tmp_path: Path) -> None:
     with pytest.raises(ValueError):
         score_ml(tmp_path / "a.csv", tmp_path / "b.csv", metric="bleu", lower_bound=0.0, upper_bound=1.0)
+
+
+def test_an_unknown_metric_in_a_task_is_an_error_when_the_task_is_loaded() -> None:
+    from daharness.core.errors import UserError
+    from daharness.core.registry import scorers
+
+    entry = scorers.get("ml")
+    assert (
+        entry.parse_options({"file": "p.csv", "metric": "logloss_class"}, "task t").metric == "logloss_class"
+    )
+    with pytest.raises(
+        UserError, match=r"task t: scorer 'ml': option 'metric': .*unknown ML metric 'auc_pr'"
+    ):
+        entry.parse_options({"file": "p.csv", "metric": "auc_pr"}, "task t")

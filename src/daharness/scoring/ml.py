@@ -69,6 +69,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
+from pydantic import field_validator
 
 from daharness.core.registry import scorer
 from daharness.core.score import Score
@@ -304,6 +305,12 @@ class MlScorerOptions(OutputFileOptions):
     target_column: str | None = None
     average: Average = "weighted"
     evaluator: Evaluator = "compare_ml"
+
+    @field_validator("metric")
+    @classmethod
+    def _known_metric(cls, metric: str) -> str:
+        resolve_metric(metric)  # an unknown metric is an error when the task is loaded, not when scored
+        return metric
 
 
 @scorer("ml", options=MlScorerOptions, modes=WORKSPACE_MODES)
