@@ -81,3 +81,14 @@ def test_the_best_of_several_acceptable_answers_counts(tmp_path: Path, mode: str
     ):
         value = score(tmp_path, answer, mode, expected=alternatives, alternatives=True)
         assert value == expected, (answer, mode)
+
+
+def test_a_text_scorer_without_a_gold_value_is_an_error_when_the_task_is_loaded() -> None:
+    from daharness.core.errors import UserError
+    from daharness.core.registry import scorers
+
+    entry = scorers.get("text")
+    assert entry.parse_options({"expected": None}, "task t").expected is None  # an explicit null counts
+    assert entry.parse_options({"gold": "answer.json"}, "task t").gold == "answer.json"
+    with pytest.raises(UserError, match=r"task t: scorer 'text': .*needs 'expected' or 'gold'"):
+        entry.parse_options({"file": "answer.json"}, "task t")

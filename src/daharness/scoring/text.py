@@ -65,6 +65,7 @@ from typing import Any, Literal
 
 import json5
 import numpy as np
+from pydantic import model_validator
 from scipy.optimize import linear_sum_assignment
 
 from daharness.core.registry import scorer
@@ -552,16 +553,20 @@ class TextScorerOptions(TextRules):
     tolerance: float = 1e-2
     score_rule: ScoreRule = "all"
 
+    @model_validator(mode="after")
+    def _has_a_gold_value(self) -> TextScorerOptions:
+        if "expected" not in self.model_fields_set and not self.gold:
+            raise ValueError("a text scorer needs 'expected' or 'gold'")
+        return self
+
 
 @scorer("text", options=TextScorerOptions, modes=WORKSPACE_MODES)
 def text(context: ScoringContext, options: TextScorerOptions) -> Score:
     """A text or JSON answer (or answer file) against the expected value, key by key (DA-Code compare_text)."""
     if "expected" in options.model_fields_set:
         expected = options.expected
-    elif options.gold:
-        expected = json.loads(context.gold(options.gold).read_text(encoding="utf-8"))
-    else:
-        raise ValueError(f"task {context.task.id}: a text scorer needs 'expected' or 'gold'")
+    else:  # the options' check makes sure there is a gold file
+        expected = json.loads(context.gold(str(options.gold)).read_text(encoding="utf-8"))
     golds = list(expected) if options.alternatives and isinstance(expected, list) else [expected]
     settings: dict[str, Any] = {
         "mode": context.mode, "ignore_order": options.ignore_order, "tolerance": options.tolerance,
