@@ -376,7 +376,7 @@ def _compare_official(
 _Column = np.ndarray | list[Any]
 
 
-def _cell(value: Any, rules: TableOptions | None = None) -> float | str | None:
+def _cell(value: Any, rules: TableOptions) -> float | str | None:
     if value is None or value is pd.NA or value is pd.NaT:
         return None
     if isinstance(value, bool | np.bool_):
@@ -393,14 +393,12 @@ def _cell(value: Any, rules: TableOptions | None = None) -> float | str | None:
         return None
     if _NUMBER.fullmatch(text.strip()):
         return float(text)
-    if rules is None:
-        return text_key(text)
     return text_key(
         text, case_sensitive=rules.case_sensitive, whitespace_sensitive=rules.whitespace_sensitive
     )
 
 
-def _normalize(series: pd.Series, rules: TableOptions | None = None) -> _Column:
+def _normalize(series: pd.Series, rules: TableOptions) -> _Column:
     if pd.api.types.is_numeric_dtype(series.dtype) and not pd.api.types.is_complex_dtype(series.dtype):
         return series.to_numpy(dtype=float, na_value=np.nan)
     cells = [_cell(value, rules) for value in series.tolist()]
