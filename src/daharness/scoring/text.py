@@ -83,6 +83,7 @@ _OBJECT_SPAN = re.compile(r"\{.*\}", re.DOTALL)
 _LIST_SPAN = re.compile(r"\[.*\]", re.DOTALL)
 _FENCE = re.compile(r"```[\w+-]*\s*(.*?)\s*```", re.DOTALL)
 _NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
+FORGIVING = TextRules()  # case and surrounding whitespace do not count
 _LITERAL_NAMES = {"true": True, "false": False, "null": None, "True": True, "False": False, "None": None}
 # The official evaluator reads the answer from files when the answer text ends with one of these.
 OFFICIAL_FILE_SUFFIXES = (".txt", ".json", ".png", ".jpg", ".csv", ".npy")
@@ -188,10 +189,6 @@ def _official_loads(span: str) -> Any:
 # ---- corrected comparison ---------------------------------------------------------------------------
 
 
-def _fold(text: str) -> str:
-    return text.strip().casefold()
-
-
 def _as_number(value: Any) -> float | None:
     if isinstance(value, bool):
         return None
@@ -205,12 +202,12 @@ def _as_number(value: Any) -> float | None:
 def _as_bool(value: Any) -> bool | None:
     if isinstance(value, bool):
         return value
-    if isinstance(value, str) and _fold(value) in ("true", "false"):
-        return _fold(value) == "true"
+    if isinstance(value, str) and text_key(value) in ("true", "false"):
+        return text_key(value) == "true"
     return None
 
 
-def _scalar_equal(predicted: Any, expected: Any, tolerance: float, rules: TextRules | None = None) -> bool:
+def _scalar_equal(predicted: Any, expected: Any, tolerance: float, rules: TextRules = FORGIVING) -> bool:
     if isinstance(expected, bool) or isinstance(predicted, bool):
         return _as_bool(predicted) is not None and _as_bool(predicted) == _as_bool(expected)
     if expected is None or predicted is None:
@@ -223,15 +220,13 @@ def _scalar_equal(predicted: Any, expected: Any, tolerance: float, rules: TextRu
         # isclose absorbs binary rounding: |1.24 - 1.23| is 0.010000000000000009.
         return difference <= tolerance or math.isclose(difference, tolerance, rel_tol=1e-9)
     if isinstance(expected, str) and isinstance(predicted, str):
-        if rules is None:
-            return _fold(predicted) == _fold(expected)
         exact = {"case_sensitive": rules.case_sensitive, "whitespace_sensitive": rules.whitespace_sensitive}
         return text_key(predicted, **exact) == text_key(expected, **exact)
     return False
 
 
 def _keys(mapping: dict[Any, Any]) -> dict[str, Any]:
-    return {_fold(str(key)): value for key, value in mapping.items()}
+    return {text_key(str(key)): value for key, value in mapping.items()}
 
 
 def _equal(
@@ -240,7 +235,7 @@ def _equal(
     ignore_order: bool,
     tolerance: float,
     top: bool,
-    rules: TextRules | None = None,
+    rules: TextRules = FORGIVING,
 ) -> bool:
     def same(p: Any, e: Any) -> bool:
         return _equal(p, e, ignore_order, tolerance, top=False, rules=rules)
@@ -405,7 +400,7 @@ def _is_object(answer: Any) -> bool:
 
 def _corrected_score(
     answer: Any, expected: Any, ignore_order: bool, tolerance: float, score_rule: ScoreRule,
-    rules: TextRules | None = None,
+    rules: TextRules = FORGIVING,
 ) -> tuple[float, dict[str, bool]]:  # fmt: skip
     if not isinstance(expected, dict):
         return (1.0 if _equal(answer, expected, ignore_order, tolerance, top=True, rules=rules) else 0.0), {}
