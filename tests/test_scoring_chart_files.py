@@ -176,6 +176,19 @@ def test_missing_or_broken_files_score_zero_with_the_reason(tmp_path: Path) -> N
         assert result.value == 0.0 and "plot.json" in result.explanation
 
 
+def test_a_malformed_predicted_plot_json_scores_zero_in_corrected(tmp_path: Path) -> None:
+    gold = side(tmp_path / "gold")
+    check = ["data", "color", "xtick_labels"]
+    not_a_colour = score_chart(side(tmp_path / "a", plot={**PLOT, "color": ["bluish"]}), gold, check=check)
+    assert not_a_colour.value == 0.0 and "not in gold: ['bluish']" in not_a_colour.explanation
+    ticks = score_chart(side(tmp_path / "b", plot={**PLOT, "xtick_labels": 3}), gold, check=check)
+    assert ticks.value == 0.0 and "'xtick_labels' is a int, not a list" in ticks.explanation
+    with pytest.raises(ValueError, match="bluish"):  # the same in the gold chart is a benchmark defect
+        score_chart(
+            side(tmp_path / "c"), side(tmp_path / "bad-gold", plot={**PLOT, "color": ["bluish"]}), check=check
+        )
+
+
 # ---- corrected on DA-Agent's files ------------------------------------------------------------------
 
 

@@ -70,16 +70,24 @@ def views_from_dabench(params: dict[str, Any], matrix: np.ndarray) -> list[Chart
             type=kind,
             series=series,
             points=kind == "scatter",
-            colors=[str(c) for c in params.get("color") or []],
+            colors=_strings(params, "color"),
             title=str(params.get("graph_title") or ""),
             xlabel=str(params.get("x_label") or ""),
             ylabel=str(params.get("y_label") or ""),
             legend_title=str(params.get("legend_title") or ""),
-            legend_labels=[str(x) for x in params.get("labels") or []],
-            xtick_labels=[str(x) for x in params.get("xtick_labels") or []],
-            ytick_labels=[str(x) for x in params.get("ytick_labels") or []],
+            legend_labels=_strings(params, "labels"),
+            xtick_labels=_strings(params, "xtick_labels"),
+            ytick_labels=_strings(params, "ytick_labels"),
         )
     ]
+
+
+def _strings(params: dict[str, Any], key: str) -> list[str]:
+    """A list of plot.json as texts; ValueError when it is not a list (the side is unreadable)."""
+    values = params.get(key) or []
+    if not isinstance(values, list):
+        raise ValueError(f"plot.json {key!r} is a {type(values).__name__}, not a list")
+    return [str(value) for value in values]
 
 
 def score_corrected(

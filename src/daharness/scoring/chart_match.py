@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from matplotlib.colors import to_rgb
+from matplotlib.colors import is_color_like, to_rgb
 from rapidfuzz import fuzz
 from scipy.optimize import linear_sum_assignment
 
@@ -151,9 +151,11 @@ def official_colors(predicted: list[str], gold: list[str]) -> Verdict:
 
 
 def colors_verdict(predicted: list[str], gold: list[str]) -> Verdict:
-    """corrected: colours match both ways (every predicted colour near a gold one and the reverse)."""
-    extra = [c for c in predicted if not near_any(c, gold)]
-    missing = [c for c in gold if not near_any(c, predicted)]
+    """corrected: colours match both ways (every predicted colour near a gold one and the reverse); a
+    predicted value that is no colour matches nothing (a gold one raises: a benchmark defect)."""
+    colours = [c for c in predicted if is_color_like(c)]
+    extra = [c for c in predicted if c not in colours or not near_any(c, gold)]
+    missing = [c for c in gold if not near_any(c, colours)]
     ok = not extra and not missing
     reason = "colours match both ways" if ok else f"not in gold: {extra[:5]}; missing: {missing[:5]}"
     return Verdict(ok, reason, predicted, gold)
