@@ -311,11 +311,13 @@ def test_all_or_nothing_with_each_verdict_in_details() -> None:
 
 def test_missing_or_unreadable_capture_scores_zero(tmp_path: Path) -> None:
     gold = bars()
-    assert score_chart(None, gold).explanation == "no chart captured (the agent saved no figure)"
+    nothing = score_chart(None, gold)
+    assert nothing.value == 0.0 and nothing.explanation == "no chart captured (the agent saved no figure)"
     missing = score_chart(tmp_path / "chart.png.json", gold)
     assert missing.value == 0.0 and "not found" in missing.explanation
     (tmp_path / "bad.json").write_text("{not json", encoding="utf-8")
-    assert "unreadable" in score_chart(tmp_path / "bad.json", gold).explanation
+    unreadable = score_chart(tmp_path / "bad.json", gold)
+    assert unreadable.value == 0.0 and "unreadable" in unreadable.explanation
 
 
 def test_captures_from_files(tmp_path: Path) -> None:
@@ -345,9 +347,11 @@ def test_capture_format_and_version_are_checked(tmp_path: Path) -> None:
     old = {**bars(), "version": 99}
     with pytest.raises(ValueError, match="version 99 is not supported"):
         score_chart(bars(), old)
-    assert "version 99" in score_chart(old, bars()).explanation
+    newer = score_chart(old, bars())
+    assert newer.value == 0.0 and "version 99" in newer.explanation
     (tmp_path / "other.json").write_text(json.dumps({**bars(), "format": "something-else"}), encoding="utf-8")
-    assert "not a chart capture" in score_chart(tmp_path / "other.json", bars()).explanation
+    other = score_chart(tmp_path / "other.json", bars())
+    assert other.value == 0.0 and "not a chart capture" in other.explanation
 
 
 def test_fuzz_ratio_is_the_levenshtein_ratio() -> None:

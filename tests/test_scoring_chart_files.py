@@ -168,7 +168,8 @@ def test_missing_or_broken_files_score_zero_with_the_reason(tmp_path: Path) -> N
     for mode in ("compat", "corrected"):
         assert score_chart(nothing, gold, keys=KEYS, mode=mode).value == 0.0  # type: ignore[arg-type]
     no_plot = side(tmp_path / "a", plot=None)
-    assert "no plot.json" in score_chart(no_plot, gold, keys=KEYS, mode="compat").explanation
+    without_plot = score_chart(no_plot, gold, keys=KEYS, mode="compat")
+    assert without_plot.value == 0.0 and "no plot.json" in without_plot.explanation
     broken = side(tmp_path / "b")
     broken.plot.write_text("{not json", encoding="utf-8")  # type: ignore[union-attr]
     for mode in ("compat", "corrected"):
