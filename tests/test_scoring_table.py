@@ -276,3 +276,23 @@ def test_unknown_options_raise() -> None:
         compare_tables(frame(a=[1]), frame(a=[1]), mode="strict")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="score_rule"):
         compare_tables(frame(a=[1]), frame(a=[1]), score_rule="some")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("name", ["table", "database", "text"])
+def test_a_negative_tolerance_or_timeout_is_an_error_when_the_task_is_loaded(name: str) -> None:
+    from daharness.core.errors import UserError
+    from daharness.core.registry import scorers
+
+    entry = scorers.get(name)
+    base = {"file": "out.csv", "expected": 1} if name == "text" else {"file": "out.csv"}
+    assert entry.parse_options({**base, "tolerance": 0}, "task t").tolerance == 0.0
+    with pytest.raises(
+        UserError, match=rf"task t: scorer '{name}': option 'tolerance': .*greater than or equal to 0"
+    ):
+        entry.parse_options({**base, "tolerance": -0.01}, "task t")
+    if name != "text":
+        assert entry.parse_options({**base, "timeout_s": math.inf}, "task t").timeout_s == math.inf
+        with pytest.raises(
+            UserError, match=rf"task t: scorer '{name}': option 'timeout_s': .*greater than 0"
+        ):
+            entry.parse_options({**base, "timeout_s": 0}, "task t")

@@ -67,6 +67,7 @@ from typing import IO, Any, Literal
 
 import numpy as np
 import pandas as pd
+from pydantic import Field
 
 from daharness.core.registry import scorer
 from daharness.core.score import Score
@@ -712,8 +713,8 @@ class ComparisonOptions(OutputFileOptions, TextRules):
     """What table and database comparisons share; `None` means the mode's default (see `TableOptions`)."""
 
     score_rule: ScoreRule | None = None
-    tolerance: float | None = None
-    timeout_s: float | None = None
+    tolerance: float | None = Field(default=None, ge=0)  # checked when the task is loaded
+    timeout_s: float | None = Field(default=None, gt=0)  # math.inf: no limit
 
 
 class TableScorerOptions(ComparisonOptions):

@@ -65,7 +65,7 @@ from typing import Any, Literal
 
 import json5
 import numpy as np
-from pydantic import model_validator
+from pydantic import Field, model_validator
 from scipy.optimize import linear_sum_assignment
 
 from daharness.core.registry import scorer
@@ -545,7 +545,7 @@ class TextScorerOptions(TextRules):
     gold: str | None = None
     file: str | None = None
     ignore_order: bool = False
-    tolerance: float = 1e-2
+    tolerance: float = Field(default=1e-2, ge=0)
     score_rule: ScoreRule = "all"
 
     @model_validator(mode="after")
