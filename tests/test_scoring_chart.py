@@ -378,3 +378,25 @@ def test_an_unknown_check_in_a_task_is_an_error_when_the_task_is_loaded() -> Non
         UserError, match=r"task t: scorer 'chart': option 'check': .*unknown chart check 'colour'"
     ):
         entry.parse_options({"file": "a.png", "check": ["data", "colour"]}, "task t")
+
+
+FORGED = {  # captures arrive from the agent's process: any structure may reach the scorer
+    "series without kind": {"axes": [{"series": [{"x": [1]}]}]},
+    "axes not objects": {"axes": [5]},
+    "series a string": {"axes": [{"series": "abc"}]},
+    "heights not numbers": {"axes": [{"series": [{"kind": "bar", "heights": [1, "x"], "widths": [1, 1]}]}]},
+    "tick labels a number": {"axes": [{**bars()["axes"][0], "xtick_labels": 5}]},
+    "unhashable colours": {"axes": [{"series": [{**bars()["axes"][0]["series"][0], "colors": [[1, 2]]}]}]},
+}
+
+
+@BOTH
+@pytest.mark.parametrize("forged", FORGED)
+def test_a_malformed_capture_scores_zero_instead_of_raising(mode: str, forged: str) -> None:
+    malformed = {"format": "daharness-chart-capture", "version": 1, **FORGED[forged]}
+    result = chart_score(malformed, bars(), mode=mode, check=["data", "xtick_labels", "color"])
+    assert result.value == 0.0
+    if mode == "corrected":
+        assert result.explanation.startswith("chart unreadable: ")
+    else:  # DA-Agent's post-processing would have left no files for it
+        assert "no plot.json" in result.explanation or "no result.npy" in result.explanation

@@ -84,6 +84,9 @@ CHECKS: tuple[str, ...] = (
 # The official evaluator's key names.
 ALIASES = {"graph_title": "title", "x_label": "xlabel", "y_label": "ylabel", "labels": "legend_labels"}
 OFFICIAL_NAMES = {item: key for key, item in ALIASES.items()}  # our item -> the official key
+# What reading a malformed chart raises: a capture arrives from the agent's process and may be forged,
+# so its structure is not trusted (an exception would turn a wrong chart into an unscored sample).
+MALFORMED = (OSError, ValueError, KeyError, TypeError, AttributeError, IndexError)
 DABENCH_PLOT = "dabench/plot.json"
 DABENCH_DATA = "dabench/result.npy"
 
@@ -219,8 +222,10 @@ def score_chart(
         predicted_side = _read(_side(predicted), "predicted", like=gold_side.form)
     except FileNotFoundError as error:
         return Score(value=0.0, explanation=f"no chart captured ({error})", details=details)
-    except (OSError, ValueError) as error:
-        return Score(value=0.0, explanation=f"chart unreadable: {error}", details=details)
+    except MALFORMED as error:
+        return Score(
+            value=0.0, explanation=f"chart unreadable: {type(error).__name__}: {error}", details=details
+        )
     if predicted_side.form != gold_side.form:  # a capture against DA-Agent's files: compare as DA-Agent reads
         gold_side = _read(_side(gold), "gold", like="dabench")
     details["compared_as"] = gold_side.form
@@ -289,10 +294,9 @@ def _official(value: ChartFiles | dict[str, Any] | Path | None) -> OfficialChart
     if files.capture is None:
         return OfficialChart(list(files.images), files.plot, files.data)
     try:
-        capture = _capture(files.capture, "capture")
-    except (OSError, ValueError):
+        params, matrix = dabench_from_capture(_capture(files.capture, "capture"))
+    except MALFORMED:
         return OfficialChart(list(files.images))  # no readable capture: DA-Agent would have left no files
-    params, matrix = dabench_from_capture(capture)
     return OfficialChart(list(files.images), params, matrix)
 
 
