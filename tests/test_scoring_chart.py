@@ -378,6 +378,10 @@ def test_an_unknown_check_in_a_task_is_an_error_when_the_task_is_loaded() -> Non
         UserError, match=r"task t: scorer 'chart': option 'check': .*unknown chart check 'colour'"
     ):
         entry.parse_options({"file": "a.png", "check": ["data", "colour"]}, "task t")
+    with pytest.raises(UserError, match=r"option 'check': .*chart check names no item"):
+        entry.parse_options({"file": "a.png", "check": []}, "task t")  # would give any chart 1
+    with pytest.raises(ValueError, match="names no item"):
+        score_chart(bars([9, 9, 9]), bars(), check=[])
 
 
 FORGED = {  # captures arrive from the agent's process: any structure may reach the scorer

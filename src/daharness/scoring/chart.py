@@ -309,6 +309,8 @@ def normalize_checks(check: Sequence[str]) -> list[str]:
             raise ValueError(f"unknown chart check {name!r}; choose among {', '.join(CHECKS)}")
         if item not in normalized:
             normalized.append(item)
+    if not normalized:  # nothing compared would give every chart 1
+        raise ValueError(f"chart check names no item; choose among {', '.join(CHECKS)}")
     return normalized
 
 
@@ -337,7 +339,9 @@ class ChartScorerOptions(OutputFileOptions):
     @field_validator("check")
     @classmethod
     def _known_checks(cls, check: tuple[str, ...]) -> tuple[str, ...]:
-        normalize_checks(check)  # an unknown item is an error when the task is loaded, not when scored
+        normalize_checks(
+            check
+        )  # an unknown item or none is an error when the task is loaded, not when scored
         return check
 
 
