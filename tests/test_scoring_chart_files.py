@@ -252,3 +252,19 @@ def test_a_gold_chart_without_data_is_a_benchmark_defect(tmp_path: Path, mode: s
     else:
         result = score_chart(predicted, gold, keys=KEYS, mode="compat")
         assert result.value == 0.0 and "gold result.npy does not exist" in result.explanation
+
+
+def test_image_facts_reads_raster_and_vector_images_and_refuses_the_rest(tmp_path: Path) -> None:
+    from daharness.scoring.chart_files import image_facts
+
+    fig = Figure(figsize=(2, 1))
+    fig.subplots().bar(["a"], [1])
+    for name in ("chart.png", "chart.svg", "chart.pdf"):
+        fig.savefig(tmp_path / name, dpi=50)
+    assert image_facts(tmp_path / "chart.png") == ({"format": "PNG", "size": [100, 50]}, None)
+    assert image_facts(tmp_path / "chart.svg") == ({"format": "svg", "size": None}, None)
+    assert image_facts(tmp_path / "chart.pdf") == ({"format": "pdf", "size": None}, None)
+    late = tmp_path / "late.svg"  # the marker must be near the start, not anywhere in a large file
+    late.write_bytes(b" " * 5000 + b"<svg")
+    facts, problem = image_facts(late)
+    assert facts is None and problem is not None and problem.startswith("late.svg is not an image")

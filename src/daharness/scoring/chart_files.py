@@ -38,7 +38,10 @@ def image_facts(path: Path) -> tuple[dict[str, Any] | None, str | None]:
             picture.verify()  # decodes the structure: a truncated or forged file fails here
         return {"format": kind, "size": size}, None
     except Exception as error:
-        head = path.read_bytes()[:_SNIFF_BYTES] if path.is_file() else b""
+        head = b""
+        if path.is_file():
+            with path.open("rb") as stream:
+                head = stream.read(_SNIFF_BYTES)  # not the whole file: the agent chose its size
         for kind, magic in _VECTOR_MAGIC.items():
             if magic in head:
                 return {"format": kind, "size": None}, None
