@@ -64,3 +64,15 @@ def test_runs_scored_by_checks_in_the_sandbox_are_refused(
         assert done.returncode == 2, done.stderr
         assert f"{suite} answers are scored by checks run in the sandbox" in done.stderr
         assert "Traceback" not in done.stderr and not (tmp_path / f"{suite}-again").exists()
+
+
+def test_a_hand_edited_suite_spec_is_a_one_line_error(
+    closed_form_reference_run: Path, tmp_path: Path
+) -> None:
+    run = shutil.copytree(closed_form_reference_run, tmp_path / "run")
+    spec = json.loads((run / "run.json").read_text())
+    for suite_spec, field in (({"spec": 5}, "suite_spec.spec"), ({"spec": "closed-form", "options": [1]},
+                              "suite_spec.options"), ({"spec": "closed-form", "options": {"labels": 5}}, "suite_spec.options")):  # fmt: skip
+        (run / "run.json").write_text(json.dumps({**spec, "suite_spec": suite_spec}))
+        done = _rescore(run, tmp_path / "again")
+        assert done.returncode == 2 and f"run.json: field '{field}' must" in done.stderr, done.stderr

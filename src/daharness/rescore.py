@@ -176,9 +176,12 @@ def rescore_run(source: Path, out: Path, scoring: ScoringSettings) -> RunDir:
         raise UserError(
             f"{source}: run.json does not say how to load its suite (runs before 0.2 cannot be rescored)"
         )
-    suite = load_suite(
-        spec.suite_spec["spec"], **{k: Path(v) for k, v in spec.suite_spec.get("options", {}).items()}
-    )
+    options = spec.suite_spec.get("options") or {}
+    if not isinstance(spec.suite_spec["spec"], str):
+        raise UserError(f"{source / 'run.json'}: field 'suite_spec.spec' must be a suite name or FORMAT:PATH")
+    if not isinstance(options, dict) or not all(isinstance(value, str) for value in options.values()):
+        raise UserError(f"{source / 'run.json'}: field 'suite_spec.options' must map option names to strings")
+    suite = load_suite(spec.suite_spec["spec"], **{k: Path(v) for k, v in options.items()})
     tasks = {task.id: task for task in suite.tasks}
     if checked := sorted({str(task.family) for task in tasks.values() if _checked_in_the_sandbox(task)}):
         raise UserError(
