@@ -113,6 +113,14 @@ def test_unknown_suite_names_the_alternatives() -> None:
         load_suite("nope")
 
 
+def test_a_dabench_folder_needs_a_manifest_naming_its_files(tmp_path: Path) -> None:
+    with pytest.raises(UserError, match=r"a folder without suite\.json; name the questions file"):
+        load_suite(f"dabench:{tmp_path}")
+    (tmp_path / "suite.json").write_text(json.dumps({"name": "x", "format": "dabench", "labels": "l.jsonl"}))
+    with pytest.raises(UserError, match=r"suite\.json: field 'questions' must name a file or folder$"):
+        load_suite(f"dabench:{tmp_path}")
+
+
 def test_dabench_suite_finds_labels_and_tables_beside_the_questions() -> None:
     suite = load_suite(f"dabench:{MINI / 'questions.jsonl'}")
     assert suite.name == "dabench:questions"

@@ -51,6 +51,37 @@ def test_eval_config_for_an_unknown_task_is_a_one_line_error(tmp_path: Path) -> 
 
 
 @pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"config": "x"}, "field 'config' must be an object"),
+        ({"options": ["abc"]}, "field 'options' must be a list of objects"),
+        ({"result": [{"file": []}]}, "field 'result': 'file' must be a file name or a non-empty list"),
+        ({"result": [{"number": 5}]}, "field 'result': 'number' must be a non-empty list"),
+        ({"result": ["a.csv"]}, "field 'result' must be a list of objects"),
+        ({"func": [["compare_csv"]]}, "field 'func' must be a list of metric names"),
+        ({"conj": ["and"]}, "field 'conj' must be a string"),
+    ],
+)
+def test_a_malformed_eval_line_is_a_one_line_error(tmp_path: Path, change: dict, message: str) -> None:
+    evals = tmp_path / "eval.jsonl"
+    line = {"id": "dm-csv-001", "func": ["compare_csv"], "result": [{"file": ["result.csv"]}], **change}
+    evals.write_text(json.dumps(line) + "\n")
+    with pytest.raises(UserError, match=rf"eval.jsonl:1: task dm-csv-001: {message}"):
+        load_dacode(
+            MINI / "tasks.jsonl", evals, source_dir=MINI / "source", gold_dir=MINI / "gold", suite="x"
+        )
+
+
+def test_an_instruction_that_is_not_text_is_a_one_line_error(tmp_path: Path) -> None:
+    tasks = tmp_path / "tasks.jsonl"
+    tasks.write_text(json.dumps({"id": "dm-csv-001", "instruction": 5}) + "\n")
+    with pytest.raises(
+        UserError, match=r"tasks.jsonl:1: task dm-csv-001: field 'instruction' must be a string"
+    ):
+        load_dacode(tasks, MINI / "eval.jsonl", source_dir=MINI / "source", gold_dir=MINI / "gold", suite="x")
+
+
+@pytest.mark.parametrize(
     ("mode", "expected"),
     [
         # corrected: scrambled rows fail, a boolean answer is compared, wrong string labels score 0

@@ -88,6 +88,9 @@ def test_a_good_mini_suite_loads(tmp_path: Path) -> None:
         ({"code": ""}, "task mini-02 (turn 2): field 'code' must be a non-empty string"),
         ({"resutls": []}, "task mini-02 (turn 2): unknown field 'resutls'"),
         ({"results": [{"type": "model", "name": "m"}]}, "task mini-02 (turn 2): scorer 'interactive_code'"),
+        ({"decoys": 5}, "task mini-02 (turn 2): 'decoys' must be a list"),
+        ({"task": "no"}, "task mini-02 (turn 2): 'task' must be true or false"),
+        ({"execute": "no"}, "task mini-02 (turn 2): 'execute' must be true or false"),
     ],
 )
 def test_load_errors_name_the_file_task_and_turn(
@@ -100,6 +103,9 @@ def test_load_errors_name_the_file_task_and_turn(
 
 def test_private_dialogues_need_a_library_whose_functions_the_reference_calls(tmp_path: Path) -> None:
     assert "needs the suite's 'library'" in _load_error(tmp_path, GOOD_TURNS, private=True)
+    assert "mini.json: 'private' must be true or false" in _load_error(
+        tmp_path / "flag", GOOD_TURNS, private="no"
+    )
     with pytest.raises(
         UserError,
         match=r"task mini-01 \(turn 1\): a private turn's reference code calls no function of minikit",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -47,3 +48,31 @@ def test_rescoring_in_another_mode_records_that_mode(closed_form_reference_run: 
 def test_rescoring_needs_a_run_directory(tmp_path: Path) -> None:
     done = _rescore(tmp_path / "nothing", tmp_path / "out")
     assert done.returncode == 2 and "not a run directory" in done.stderr
+
+
+def test_runs_scored_by_checks_in_the_sandbox_are_refused(
+    closed_form_reference_run: Path, tmp_path: Path
+) -> None:
+    """Workflow check scripts and interactive answers run in the sandbox after the agent; the run keeps
+    only files, so rescoring them would score every such sample 0."""
+    for suite in ("workflow", "interactive"):
+        run = shutil.copytree(closed_form_reference_run, tmp_path / suite)
+        spec = json.loads((run / "run.json").read_text())
+        spec["suite_spec"] = {"spec": suite, "options": {}}
+        (run / "run.json").write_text(json.dumps(spec))
+        done = _rescore(run, tmp_path / f"{suite}-again")
+        assert done.returncode == 2, done.stderr
+        assert f"{suite} answers are scored by checks run in the sandbox" in done.stderr
+        assert "Traceback" not in done.stderr and not (tmp_path / f"{suite}-again").exists()
+
+
+def test_a_hand_edited_suite_spec_is_a_one_line_error(
+    closed_form_reference_run: Path, tmp_path: Path
+) -> None:
+    run = shutil.copytree(closed_form_reference_run, tmp_path / "run")
+    spec = json.loads((run / "run.json").read_text())
+    for suite_spec, field in (({"spec": 5}, "suite_spec.spec"), ({"spec": "closed-form", "options": [1]},
+                              "suite_spec.options"), ({"spec": "closed-form", "options": {"labels": 5}}, "suite_spec.options")):  # fmt: skip
+        (run / "run.json").write_text(json.dumps({**spec, "suite_spec": suite_spec}))
+        done = _rescore(run, tmp_path / "again")
+        assert done.returncode == 2 and f"run.json: field '{field}' must" in done.stderr, done.stderr

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -124,6 +125,31 @@ def test_bad_files_are_one_line_errors(tmp_path: Path) -> None:
     empty.mkdir()
     with pytest.raises(UserError, match="no Spider2-V task"):
         load_suite(f"spider2v:{empty}")
+
+
+@pytest.mark.parametrize(
+    ("changes", "field"),
+    [
+        ({"evaluator": "check it"}, "'evaluator' must be an object"),
+        ({"tags": 5}, "'tags' must be a list"),
+        ({"config": {"type": "execute"}}, "'config' must be a list"),
+        ({"config": [{"type": "execute", "parameters": "ls"}]}, r"'config\[0\].parameters' must be an object"),
+        ({"evaluator": {"func": "check_include_exclude", "postconfig": 5}}, "'evaluator.postconfig' must be a list"),
+        ({"evaluator": {"func": "check_include_exclude", "result": ["a"]}}, "'evaluator.result' must be an object"),
+        ({"evaluator": {"func": ["check_include_exclude"], "options": ["x"]}}, r"'evaluator.options\[0\]' must be"),
+    ],
+)  # fmt: skip
+def test_fields_of_the_wrong_type_are_one_line_errors(tmp_path: Path, changes: dict, field: str) -> None:
+    folder = _task_folder(tmp_path, "x", **changes)
+    with pytest.raises(UserError, match=rf"^{re.escape(str(folder / 'x.json'))}: field {field}"):
+        load_suite(f"spider2v:{tmp_path}")
+
+
+def test_a_manifest_that_is_not_an_object_is_a_one_line_error(tmp_path: Path) -> None:
+    _task_folder(tmp_path, "x")
+    (tmp_path / "suite.json").write_text("[1]")
+    with pytest.raises(UserError, match=r"suite\.json: expected a JSON object"):
+        load_suite(f"spider2v:{tmp_path}")
 
 
 @needs_shared

@@ -66,3 +66,26 @@ def test_validate_passes_on_the_builtin_suite() -> None:
     )  # fmt: skip
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
     assert "tasks pass" in done.stdout
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"instruction": 5}, "field 'instruction' must be a string"),
+        ({"outputs": "result.csv"}, "field 'outputs' must be a list of strings"),
+        ({"level": ["easy"]}, "field 'level' must be a string"),
+        ({"threshold": "high"}, r"field 'threshold' must be a number \(or null\)"),
+        ({"scorers": "table"}, "field 'scorers' must be a list"),
+        ({"scorers": [{"name": "table", "options": [1]}]}, r"scorers\[0\]: 'options' must be an object"),
+    ],
+)
+def test_fields_of_the_wrong_type_are_one_line_errors(tmp_path: Path, change: dict, message: str) -> None:
+    from daharness.core.errors import UserError
+
+    task = tmp_path / "tasks" / "t1"
+    (task / "source").mkdir(parents=True)
+    (tmp_path / "suite.json").write_text(json.dumps({"name": "mini", "format": "workspace"}))
+    raw = {"instruction": "Say hi.", "scorers": [{"name": "text", "options": {"expected": "hi"}}], **change}
+    (task / "task.json").write_text(json.dumps(raw))
+    with pytest.raises(UserError, match=rf"t1/task\.json: {message}$"):
+        load_suite(f"workspace:{tmp_path}")

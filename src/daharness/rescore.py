@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from daharness.core.errors import UserError, located
+from daharness.core.family import FamilyBase
 from daharness.core.record import SampleRecord
 from daharness.core.runlog import ScoringSettings
 from daharness.core.score import Score
@@ -18,7 +19,7 @@ from daharness.core.task import Family, Task
 from daharness.families.closed_form import dabench_figures, question_result
 from daharness.families.workspace import category_figures
 from daharness.jsonl import iter_jsonl
-from daharness.runs.pipeline import record_fields
+from daharness.runs.pipeline import family_hooks, record_fields
 from daharness.runs.rundir import RunDir
 from daharness.sandbox.workspace import folder_snapshot
 from daharness.scoring import score_submission
@@ -157,6 +158,13 @@ def _record(task: Task, value: float) -> SampleRecord:
     )
 
 
+def _checked_in_the_sandbox(task: Task) -> bool:
+    """Whether the task's family gathers evidence in the sandbox after the agent (its `finish` hook: a
+    workflow check script, the interactive answer run after the history). The run keeps no copy of it,
+    so saved files alone cannot score such a sample again."""
+    return type(family_hooks(task)).finish is not FamilyBase.finish
+
+
 def rescore_run(source: Path, out: Path, scoring: ScoringSettings) -> RunDir:
     """Score a finished run again from its saved answers and artifacts into a new run directory.
 
@@ -168,14 +176,17 @@ def rescore_run(source: Path, out: Path, scoring: ScoringSettings) -> RunDir:
         raise UserError(
             f"{source}: run.json does not say how to load its suite (runs before 0.2 cannot be rescored)"
         )
-    suite = load_suite(
-        spec.suite_spec["spec"], **{k: Path(v) for k, v in spec.suite_spec.get("options", {}).items()}
-    )
+    options = spec.suite_spec.get("options") or {}
+    if not isinstance(spec.suite_spec["spec"], str):
+        raise UserError(f"{source / 'run.json'}: field 'suite_spec.spec' must be a suite name or FORMAT:PATH")
+    if not isinstance(options, dict) or not all(isinstance(value, str) for value in options.values()):
+        raise UserError(f"{source / 'run.json'}: field 'suite_spec.options' must map option names to strings")
+    suite = load_suite(spec.suite_spec["spec"], **{k: Path(v) for k, v in options.items()})
     tasks = {task.id: task for task in suite.tasks}
-    if any(task.family == Family.interactive for task in tasks.values()):
+    if checked := sorted({str(task.family) for task in tasks.values() if _checked_in_the_sandbox(task)}):
         raise UserError(
-            f"{source}: interactive answers are scored by running them again; use "
-            f"`daharness run --agent replay --replay-from {source}` with the scoring options you want"
+            f"{source}: {' and '.join(checked)} answers are scored by checks run in the sandbox after the "
+            f"agent; use `daharness run --agent replay --replay-from {source}` with the scoring options you want"
         )
     new_spec = spec.model_copy(update={"scoring": scoring})
     setattr(new_spec, "rescored_from", str(source.resolve()))  # noqa: B010  (an extra field of run.json)

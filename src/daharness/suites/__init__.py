@@ -4,7 +4,7 @@ A suite is named on the command line as either
 
 * a built-in name, e.g. ``closed-form`` (see ``daharness suites list``), or
 * ``FORMAT:PATH`` for files in a registered format, e.g. ``dabench:QUESTIONS.jsonl`` for official
-  InfiAgent-DABench files (``daharness suites formats`` lists the prefixes).
+  InfiAgent-DABench files (``daharness suites list`` lists the prefixes).
 
 Built-in suites are data, not code: a folder with a ``suite.json`` naming its format.
 """

@@ -185,7 +185,14 @@ def dabench_suite(location: Path, options: Mapping[str, Any]) -> Suite:
     """Official InfiAgent-DABench files: `dabench:QUESTIONS.jsonl` (labels and tables beside it, or
     `--labels` / `--tables`), or a built-in folder whose suite.json names its files."""
     if location.is_dir():
+        if not (location / "suite.json").is_file():
+            raise UserError(
+                f"{location}: a folder without suite.json; name the questions file (dabench:FILE)"
+            )
         manifest = read_manifest(location)
+        for key in ("questions", "labels", "tables", *(["solutions"] if "solutions" in manifest else [])):
+            if not isinstance(manifest.get(key), str):
+                raise UserError(f"{location / 'suite.json'}: field {key!r} must name a file or folder")
         tasks = load_dabench(
             location / manifest["questions"],
             location / manifest["labels"],

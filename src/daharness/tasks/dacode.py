@@ -90,6 +90,8 @@ def load_dacode(
         for line, row in iter_jsonl(path):
             if "id" not in row or "instruction" not in row:
                 raise located(path, "each task needs 'id' and 'instruction'", line)
+            if not isinstance(row["instruction"], str):
+                raise located(path, f"task {row['id']}: field 'instruction' must be a string", line)
             task_rows.setdefault(str(row["id"]), row)
     tasks: dict[str, Task] = {}
     for path in eval_files:
@@ -100,14 +102,35 @@ def load_dacode(
             if task_id not in task_rows:
                 where = ", ".join(str(f) for f in task_files)
                 raise located(path, f"eval config for {task_id!r}, which is not in {where}", line)
-            if not isinstance(row.get("func"), list | str):
-                raise located(path, f"task {task_id}: field 'func' must be a list of metric names", line)
+            if problem := _eval_row_problem(row):
+                raise located(path, f"task {task_id}: {problem}", line)
             tasks[task_id] = _to_task(
                 task_rows[task_id], row, source_dir / task_id, gold_dir / task_id, suite
             )
     if not tasks:
         raise UserError(f"{', '.join(str(f) for f in eval_files)}: no eval configs")
     return list(tasks.values())
+
+
+def _eval_row_problem(row: dict[str, Any]) -> str | None:
+    """What is wrong with the shape of an eval line (None when nothing): what `_to_task` relies on."""
+    funcs = _as_list(row.get("func"))
+    if not funcs or not all(isinstance(func, str) for func in funcs):
+        return "field 'func' must be a list of metric names"
+    if not isinstance(row.get("config") or {}, dict):
+        return "field 'config' must be an object"
+    if not all(isinstance(item or {}, dict) for item in _as_list(row.get("options") or [{}])):
+        return "field 'options' must be a list of objects (one per metric)"
+    for item in _as_list(row.get("result", [])):
+        if not isinstance(item, dict):
+            return "field 'result' must be a list of objects (one per metric)"
+        if "number" in item and (not isinstance(item["number"], list) or not item["number"]):
+            return "field 'result': 'number' must be a non-empty list"
+        if "file" in item and (not isinstance(item["file"], list | str) or not item["file"]):
+            return "field 'result': 'file' must be a file name or a non-empty list of them"
+    if not isinstance(row.get("conj", "avg"), str):
+        return "field 'conj' must be a string"
+    return None
 
 
 @suite_format("dacode", prefix="dacode:")

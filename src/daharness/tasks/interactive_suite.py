@@ -167,7 +167,9 @@ def _dialogue_tasks(path: Path, suite: str, tables: Path, library: PythonLibrary
         if not (tables / name).is_file():
             raise where.error(f"table {name!r} not found in {tables}")
         files.append(WorkspaceFile(path=name, source=(tables / name).resolve()))
-    private = bool(raw.get("private", False))
+    private = raw.get("private", False)
+    if not isinstance(private, bool):
+        raise where.error("'private' must be true or false")
     if private and library is None:
         raise where.error("a private dialogue needs the suite's 'library' (suite.json)")
     context = {
@@ -198,6 +200,11 @@ def _check_turn(where: _Where, number: int, turn: Any) -> None:
     unknown = sorted(set(turn) - _TURN_FIELDS)
     if unknown:
         raise where.error(f"unknown field {unknown[0]!r}", number)
+    for flag in ("task", "execute"):
+        if not isinstance(turn.get(flag, True), bool):
+            raise where.error(f"{flag!r} must be true or false", number)
+    if not isinstance(turn.get("decoys", []), list):
+        raise where.error("'decoys' must be a list", number)
     turn["code"] = _joined(turn.get("code"))
     for decoy in turn.get("decoys", []):
         if isinstance(decoy, dict):

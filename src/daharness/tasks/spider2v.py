@@ -66,6 +66,8 @@ def spider2v_suite(location: Path, options: Mapping[str, Any]) -> Suite:
     if not location.is_dir():
         raise UserError(f"{location}: not a folder of Spider2-V tasks")
     manifest = read_json(location / "suite.json") if (location / "suite.json").is_file() else {}
+    if not isinstance(manifest, dict):
+        raise UserError(f"{location / 'suite.json'}: expected a JSON object")
     name = str(manifest.get("name") or "spider2v")
     paths = sorted(p for p in location.rglob("*.json") if p.stem == p.parent.name)
     if not paths:
@@ -106,6 +108,7 @@ class TaskReader:
         for key in ("instruction", "evaluator"):
             if key not in raw:
                 raise UserError(f"{path}: missing field {key!r}")
+        _check_shape(raw, path)
         folder = path.parent
         tags = [str(tag) for tag in raw.get("tags", [])]
         text, tags = self._instruction(raw, folder, tags)
@@ -289,6 +292,30 @@ class TaskReader:
                 need = limits.executed_code_need(limits.notebook_code(item.source), f"notebook {item.name}")
                 if need:
                     raise Unsupported(need)
+
+
+def _check_shape(raw: dict[str, Any], path: Path) -> None:
+    """The JSON types the reader relies on; a wrong one is an error naming the file and the field."""
+    evaluator = raw["evaluator"]
+    if not isinstance(evaluator, dict):
+        raise UserError(f"{path}: field 'evaluator' must be an object")
+    lists = {"tags": raw.get("tags"), "related_apps": raw.get("related_apps"), "config": raw.get("config"),
+             "evaluator.postconfig": evaluator.get("postconfig")}  # fmt: skip
+    for name, value in lists.items():
+        if value is not None and not isinstance(value, list):
+            raise UserError(f"{path}: field {name!r} must be a list")
+    for name in ("config", "evaluator.postconfig"):
+        for index, step in enumerate(lists[name] or []):
+            if isinstance(step, dict) and not isinstance(step.get("parameters") or {}, dict):
+                raise UserError(f"{path}: field '{name}[{index}].parameters' must be an object")
+    many = isinstance(evaluator.get("func"), list)
+    for key in ("result", "expected", "options"):
+        value = evaluator.get(key)
+        items = enumerate(value) if many and isinstance(value, list) else [(None, value)]
+        for index, item in items:
+            if item and not isinstance(item, dict):
+                name = f"evaluator.{key}" if index is None else f"evaluator.{key}[{index}]"
+                raise UserError(f"{path}: field {name!r} must be an object")
 
 
 def in_home(path: str) -> str:

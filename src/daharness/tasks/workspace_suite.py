@@ -64,6 +64,23 @@ def gold_files(folder: Path) -> list[GoldFile]:
     return [GoldFile(name=p.relative_to(folder).as_posix(), source=p.resolve()) for p in _files(folder)]
 
 
+def _field_problem(raw: dict[str, Any]) -> str | None:
+    """What is wrong with the JSON types of a task.json's fields (None when nothing)."""
+    if not isinstance(raw["instruction"], str):
+        return "field 'instruction' must be a string"
+    for name in ("category", "subcategory", "level", "source", "answer"):
+        if raw.get(name) is not None and not isinstance(raw[name], str):
+            return f"field {name!r} must be a string"
+    for name in ("outputs", "tags", "scorers"):
+        value = raw.get(name, [])
+        if not isinstance(value, list) or (name != "scorers" and not all(isinstance(v, str) for v in value)):
+            return f"field {name!r} must be a list" + ("" if name == "scorers" else " of strings")
+    threshold = raw.get("threshold")
+    if threshold is not None and (isinstance(threshold, bool) or not isinstance(threshold, int | float)):
+        return "field 'threshold' must be a number (or null)"
+    return None
+
+
 def _load_task(task_dir: Path, suite: str) -> Task:
     path = task_dir / "task.json"
     raw = read_json(path)
@@ -72,6 +89,8 @@ def _load_task(task_dir: Path, suite: str) -> Task:
     for field in ("instruction", "scorers"):
         if field not in raw:
             raise UserError(f"{path}: missing field {field!r}")
+    if problem := _field_problem(raw):
+        raise UserError(f"{path}: {problem}")
     warnings = [
         f"task {task_dir.name}: unknown field {name!r} ignored" for name in raw if name not in _KNOWN_FIELDS
     ]
@@ -79,6 +98,8 @@ def _load_task(task_dir: Path, suite: str) -> Task:
     for index, spec in enumerate(raw["scorers"]):
         if not isinstance(spec, dict) or not isinstance(spec.get("name"), str):
             raise UserError(f"{path}: scorers[{index}]: an object with a scorer 'name' is expected")
+        if not isinstance(spec.get("options") or {}, dict):
+            raise UserError(f"{path}: scorers[{index}]: 'options' must be an object")
         scorers.append(ScorerSpec(name=spec["name"], options=dict(spec.get("options") or {})))
     try:
         conjunction = Conjunction(raw.get("conjunction", "avg"))
