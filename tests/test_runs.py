@@ -123,6 +123,18 @@ def test_a_folder_holding_another_run_is_refused(tmp_path: Path) -> None:
         run_suite(suite, agent, tmp_path / "r", ids=["1"], scoring=STRICT)
 
 
+def test_an_out_path_that_cannot_hold_a_run_is_a_one_line_error(tmp_path: Path) -> None:
+    (tmp_path / "a-file").write_text("not a folder")
+    done = subprocess.run(
+        _cli("run", "--suite", SUITE, "--out", str(tmp_path / "a-file")), capture_output=True, text=True
+    )
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert f"{tmp_path / 'a-file'}: not a folder" in done.stderr
+    suite, agent = load_suite(SUITE), make_agent("reference")
+    with pytest.raises(UserError, match=r"a-file/run: cannot write the run directory \(Not a directory\)"):
+        run_suite(suite, agent, tmp_path / "a-file" / "run", ids=["1"])
+
+
 def test_kill_9_mid_sample_then_resume_loses_and_duplicates_nothing(tmp_path: Path) -> None:
     out = tmp_path / "run"
     process = subprocess.Popen(

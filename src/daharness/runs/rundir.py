@@ -51,12 +51,18 @@ class RunDir:
                         f"now {wanted[key]!r}); choose another --out"
                     )
         else:
+            if root.exists() and not root.is_dir():
+                raise UserError(f"{root}: not a folder; choose another --out")
             if root.exists() and any(root.iterdir()):
                 raise UserError(f"{root}: folder exists, is not empty and holds no {RUN_FILE}")
+        try:
             root.mkdir(parents=True, exist_ok=True)
-            _write_atomic(run_file, spec.model_dump_json(indent=2))
-        (root / "trajectories").mkdir(exist_ok=True)
-        (root / "artifacts").mkdir(exist_ok=True)
+            if not run_file.exists():
+                _write_atomic(run_file, spec.model_dump_json(indent=2))
+            (root / "trajectories").mkdir(exist_ok=True)
+            (root / "artifacts").mkdir(exist_ok=True)
+        except OSError as exc:
+            raise UserError(f"{root}: cannot write the run directory ({exc.strerror or exc})") from None
         run._drop_partial_last_line()
         return run
 
