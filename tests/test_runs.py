@@ -114,6 +114,8 @@ def test_limit_ids_and_concurrency(tmp_path: Path) -> None:
     assert sorted(r["id"] for r in _records(tmp_path / "b")) == ["1", "2", "3", "4", "5"]
     with pytest.raises(UserError, match="no task with id 42"):
         run_suite(suite, agent, tmp_path / "c", ids=["42"])
+    with pytest.raises(UserError, match="--ids: no task id given"):  # `--ids ,` never means all tasks
+        run_suite(suite, agent, tmp_path / "d", ids=[])
 
 
 def test_a_folder_holding_another_run_is_refused(tmp_path: Path) -> None:
