@@ -137,6 +137,24 @@ def test_an_out_path_that_cannot_hold_a_run_is_a_one_line_error(tmp_path: Path) 
         run_suite(suite, agent, tmp_path / "a-file" / "run", ids=["1"])
 
 
+def test_samples_file_with_bad_bytes_or_cut_inside_a_character(tmp_path: Path) -> None:
+    suite, agent = load_suite(SUITE), make_agent("reference")
+    run_suite(suite, agent, tmp_path / "r", ids=["1"])
+    samples = tmp_path / "r" / "samples.jsonl"
+    whole = samples.read_bytes()
+    samples.write_bytes(whole + '{"id": "caf\u00e9'.encode()[:-1])  # kill -9 inside the two bytes of "é"
+    assert [record.id for record in RunDir.open_for_reading(tmp_path / "r").records()] == ["1"]
+    samples.write_bytes(whole + b'{"id": "\xff"}\n')
+    with pytest.raises(
+        UserError, match=r"samples.jsonl:2: not a sample record \(Invalid JSON: invalid unicode"
+    ):
+        RunDir.open_for_reading(tmp_path / "r").records()
+    samples.unlink()
+    samples.mkdir()
+    with pytest.raises(UserError, match=r"samples.jsonl: cannot read \(Is a directory\)"):
+        run_suite(suite, agent, tmp_path / "r", ids=["1"])
+
+
 def test_kill_9_mid_sample_then_resume_loses_and_duplicates_nothing(tmp_path: Path) -> None:
     out = tmp_path / "run"
     process = subprocess.Popen(

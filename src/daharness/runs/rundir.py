@@ -83,10 +83,17 @@ class RunDir:
             first = exc.errors()[0]
             raise UserError(f"{path}: field {'.'.join(map(str, first['loc']))!r}: {first['msg']}") from None
 
+    def _samples_bytes(self) -> bytes:
+        """samples.jsonl as bytes (a line cut off by kill -9 may end inside a character); none yet: b""."""
+        try:
+            return self.samples_path.read_bytes()
+        except FileNotFoundError:
+            return b""
+        except OSError as exc:
+            raise UserError(f"{self.samples_path}: cannot read ({exc.strerror or exc})") from None
+
     def _drop_partial_last_line(self) -> None:
-        if not self.samples_path.exists():
-            return
-        data = self.samples_path.read_bytes()
+        data = self._samples_bytes()
         if data and not data.endswith(b"\n"):
             keep = data.rfind(b"\n") + 1
             with self.samples_path.open("r+b") as handle:
@@ -96,11 +103,10 @@ class RunDir:
 
     def records(self) -> list[SampleRecord]:
         """Every complete record, in the order written (a trailing partial line is ignored)."""
-        if not self.samples_path.exists():
-            return []
         records = []
-        lines = self.samples_path.read_text(encoding="utf-8").split("\n")
-        complete = lines[:-1]  # the text after the last newline is empty or a cut-off line
+        complete = self._samples_bytes().split(b"\n")[
+            :-1
+        ]  # the text after the last newline is empty or a cut-off line
         for number, line in enumerate(complete, start=1):
             if not line.strip():
                 continue
