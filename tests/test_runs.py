@@ -155,6 +155,16 @@ def test_samples_file_with_bad_bytes_or_cut_inside_a_character(tmp_path: Path) -
         run_suite(suite, agent, tmp_path / "r", ids=["1"])
 
 
+def test_a_run_json_from_a_newer_daharness_is_refused(tmp_path: Path) -> None:
+    suite, agent = load_suite(SUITE), make_agent("reference")
+    run_suite(suite, agent, tmp_path / "r", ids=["1"])
+    run_json = tmp_path / "r" / "run.json"
+    run_json.write_text(run_json.read_text().replace('"format_version": 2', '"format_version": 3'))
+    done = subprocess.run(_cli("report", str(tmp_path / "r")), capture_output=True, text=True)
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert "run.json: field 'format_version': 3 is newer than this daharness reads (up to 2)" in done.stderr
+
+
 def test_kill_9_mid_sample_then_resume_loses_and_duplicates_nothing(tmp_path: Path) -> None:
     out = tmp_path / "run"
     process = subprocess.Popen(
