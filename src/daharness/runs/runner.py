@@ -221,8 +221,8 @@ def _run_pending(
     console: Console,
     limits: Limits,
 ) -> RunOutcome:
-    latest = run.latest_records()
-    pending = [task for task in selected if task.id not in run.finished_ids()]
+    latest, finished = run.latest_records(), run.finished_ids()  # each reads samples.jsonl: once here
+    pending = [task for task in selected if task.id not in finished]
     skipped = len(selected) - len(pending)
     if skipped:
         console.print(f"resuming {run.root}: {skipped} of {len(selected)} samples already done")
