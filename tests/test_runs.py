@@ -155,7 +155,7 @@ def test_samples_file_with_bad_bytes_or_cut_inside_a_character(tmp_path: Path) -
         run_suite(suite, agent, tmp_path / "r", ids=["1"])
 
 
-def test_a_run_json_from_a_newer_daharness_is_refused(tmp_path: Path) -> None:
+def test_a_run_json_from_a_newer_daharness_or_with_bad_scoring_is_refused(tmp_path: Path) -> None:
     suite, agent = load_suite(SUITE), make_agent("reference")
     run_suite(suite, agent, tmp_path / "r", ids=["1"])
     run_json = tmp_path / "r" / "run.json"
@@ -163,6 +163,13 @@ def test_a_run_json_from_a_newer_daharness_is_refused(tmp_path: Path) -> None:
     done = subprocess.run(_cli("report", str(tmp_path / "r")), capture_output=True, text=True)
     assert done.returncode == 2 and "Traceback" not in done.stderr
     assert "run.json: field 'format_version': 3 is newer than this daharness reads (up to 2)" in done.stderr
+    for scoring in ("5", '"strict"'):  # not an object: one line naming the field, never a traceback
+        spec = json.loads(run_json.read_text()) | {"format_version": 2, "scoring": json.loads(scoring)}
+        run_json.write_text(json.dumps(spec))
+        with pytest.raises(
+            UserError, match=r"run\.json: field 'scoring': Input should be a valid dictionary"
+        ):
+            RunDir.open_for_reading(tmp_path / "r").spec()
 
 
 def test_kill_9_mid_sample_then_resume_loses_and_duplicates_nothing(tmp_path: Path) -> None:
