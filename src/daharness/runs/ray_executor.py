@@ -223,7 +223,7 @@ class RayExecutor(SampleExecutor):
                     log_to_driver=False,
                     configure_logging=True,
                 )
-            except ConnectionError as exc:
+            except (ConnectionError, ValueError) as exc:  # no cluster there; an address Ray cannot parse
                 raise UserError(f"--ray-address {settings.ray_address}: {exc}") from None
             self._owns_connection = True
         else:
