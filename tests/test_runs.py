@@ -153,6 +153,10 @@ def test_samples_file_with_bad_bytes_or_cut_inside_a_character(tmp_path: Path) -
     samples.mkdir()
     with pytest.raises(UserError, match=r"samples.jsonl: cannot read \(Is a directory\)"):
         run_suite(suite, agent, tmp_path / "r", ids=["1"])
+    trajectory = tmp_path / "r" / "trajectories" / "1.json"
+    trajectory.write_bytes(b"\xff")
+    with pytest.raises(UserError, match=r"trajectories/1\.json:1: not UTF-8 text"):
+        RunDir.open_for_reading(tmp_path / "r").read_trajectory("1")
 
 
 def test_a_run_json_from_a_newer_daharness_or_with_bad_scoring_is_refused(tmp_path: Path) -> None:

@@ -22,7 +22,7 @@ from daharness.core.backend import Snapshot
 from daharness.core.errors import UserError, located
 from daharness.core.record import SampleRecord
 from daharness.core.runlog import FORMAT_VERSION, IDENTITY_KEYS, RunSpec, TrajectoryFile, file_safe
-from daharness.jsonl import read_json
+from daharness.jsonl import read_json, read_text
 from daharness.sandbox.workspace import copy_file, display_name
 
 RUN_FILE = "run.json"
@@ -146,7 +146,7 @@ class RunDir:
         if not path.is_file():
             return None
         try:
-            return TrajectoryFile.model_validate_json(path.read_text(encoding="utf-8"))
+            return TrajectoryFile.model_validate_json(read_text(path))
         except ValidationError as exc:
             raise UserError(f"{path}: not a trajectory ({exc.errors()[0]['msg']})") from None
 
