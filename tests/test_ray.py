@@ -141,3 +141,24 @@ def test_ctrl_c_leaves_no_sandbox_behind_and_the_same_command_resumes(
     assert done.returncode == 0, done.stderr[-3000:]
     latest = {r["id"]: r for r in _records(out)}
     assert {rid: r["status"] for rid, r in latest.items()} == {"1": "scored", "3": "scored"}
+
+
+def test_an_address_that_is_malformed_or_where_no_cluster_listens_is_a_one_line_error(tmp_path: Path) -> None:
+    from ray_cluster import free_port
+
+    address = f"127.0.0.1:{free_port()}"
+    command = [sys.executable, "-m", "daharness", "run", "--suite", SUITE, "--out", str(tmp_path / "run")]
+    done = subprocess.run(
+        [*command, "--backend", "ray", "--ray-address", address], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert f"--ray-address {address}: no Ray cluster answers there (Connection refused)" in done.stderr
+    assert not (tmp_path / "run").exists()
+    done = subprocess.run(
+        [*command, "--backend", "ray", "--ray-address", "nonsense"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert "--ray-address nonsense: Invalid address format: nonsense" in done.stderr

@@ -114,6 +114,8 @@ def test_limit_ids_and_concurrency(tmp_path: Path) -> None:
     assert sorted(r["id"] for r in _records(tmp_path / "b")) == ["1", "2", "3", "4", "5"]
     with pytest.raises(UserError, match="no task with id 42"):
         run_suite(suite, agent, tmp_path / "c", ids=["42"])
+    with pytest.raises(UserError, match="--ids: no task id given"):  # `--ids ,` never means all tasks
+        run_suite(suite, agent, tmp_path / "d", ids=[])
 
 
 def test_a_folder_holding_another_run_is_refused(tmp_path: Path) -> None:
@@ -121,6 +123,57 @@ def test_a_folder_holding_another_run_is_refused(tmp_path: Path) -> None:
     run_suite(suite, agent, tmp_path / "r", ids=["1"])
     with pytest.raises(UserError, match="holds a different run"):
         run_suite(suite, agent, tmp_path / "r", ids=["1"], scoring=STRICT)
+
+
+def test_an_out_path_that_cannot_hold_a_run_is_a_one_line_error(tmp_path: Path) -> None:
+    (tmp_path / "a-file").write_text("not a folder")
+    done = subprocess.run(
+        _cli("run", "--suite", SUITE, "--out", str(tmp_path / "a-file")), capture_output=True, text=True
+    )
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert f"{tmp_path / 'a-file'}: not a folder" in done.stderr
+    suite, agent = load_suite(SUITE), make_agent("reference")
+    with pytest.raises(UserError, match=r"a-file/run: cannot write the run directory \(Not a directory\)"):
+        run_suite(suite, agent, tmp_path / "a-file" / "run", ids=["1"])
+
+
+def test_samples_file_with_bad_bytes_or_cut_inside_a_character(tmp_path: Path) -> None:
+    suite, agent = load_suite(SUITE), make_agent("reference")
+    run_suite(suite, agent, tmp_path / "r", ids=["1"])
+    samples = tmp_path / "r" / "samples.jsonl"
+    whole = samples.read_bytes()
+    samples.write_bytes(whole + '{"id": "caf\u00e9'.encode()[:-1])  # kill -9 inside the two bytes of "é"
+    assert [record.id for record in RunDir.open_for_reading(tmp_path / "r").records()] == ["1"]
+    samples.write_bytes(whole + b'{"id": "\xff"}\n')
+    with pytest.raises(
+        UserError, match=r"samples.jsonl:2: not a sample record \(Invalid JSON: invalid unicode"
+    ):
+        RunDir.open_for_reading(tmp_path / "r").records()
+    samples.unlink()
+    samples.mkdir()
+    with pytest.raises(UserError, match=r"samples.jsonl: cannot read \(Is a directory\)"):
+        run_suite(suite, agent, tmp_path / "r", ids=["1"])
+    trajectory = tmp_path / "r" / "trajectories" / "1.json"
+    trajectory.write_bytes(b"\xff")
+    with pytest.raises(UserError, match=r"trajectories/1\.json:1: not UTF-8 text"):
+        RunDir.open_for_reading(tmp_path / "r").read_trajectory("1")
+
+
+def test_a_run_json_from_a_newer_daharness_or_with_bad_scoring_is_refused(tmp_path: Path) -> None:
+    suite, agent = load_suite(SUITE), make_agent("reference")
+    run_suite(suite, agent, tmp_path / "r", ids=["1"])
+    run_json = tmp_path / "r" / "run.json"
+    run_json.write_text(run_json.read_text().replace('"format_version": 2', '"format_version": 3'))
+    done = subprocess.run(_cli("report", str(tmp_path / "r")), capture_output=True, text=True)
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert "run.json: field 'format_version': 3 is newer than this daharness reads (up to 2)" in done.stderr
+    for scoring in ("5", '"strict"'):  # not an object: one line naming the field, never a traceback
+        spec = json.loads(run_json.read_text()) | {"format_version": 2, "scoring": json.loads(scoring)}
+        run_json.write_text(json.dumps(spec))
+        with pytest.raises(
+            UserError, match=r"run\.json: field 'scoring': Input should be a valid dictionary"
+        ):
+            RunDir.open_for_reading(tmp_path / "r").spec()
 
 
 def test_kill_9_mid_sample_then_resume_loses_and_duplicates_nothing(tmp_path: Path) -> None:

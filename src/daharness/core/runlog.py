@@ -56,7 +56,7 @@ class RunSpec(BaseModel):
         """Read any version of run.json (version 1 named its modes `closed_form_mode`/`workspace_mode`)."""
         raw = dict(raw)
         scoring = raw.get("scoring") or {}
-        if "modes" not in scoring:
+        if isinstance(scoring, dict) and "modes" not in scoring:  # anything else: validation names it
             legacy = {"closed_form_mode": "closed_form", "workspace_mode": "workspace"}
             raw["scoring"] = {
                 "modes": {group: scoring[key] for key, group in legacy.items() if key in scoring}

@@ -16,6 +16,7 @@ import hashlib
 import io
 import os
 import shutil
+import socket
 import tarfile
 import tempfile
 import uuid
@@ -51,6 +52,20 @@ def _import_ray() -> Any:
             "--backend ray needs Ray: pip install 'daharness[ray]' (and the same on every node)"
         ) from None
     return ray
+
+
+def _check_cluster_answers(address: str | None) -> None:
+    """ray.init retries a HOST:PORT where nothing listens for minutes without a word to the user: try
+    the port first and say at once what is wrong (other forms, like 'auto', are left to Ray)."""
+    host, _, port = (address or "").rpartition(":")
+    if not host or not port.isdigit():
+        return
+    try:
+        socket.create_connection((host, int(port)), timeout=10).close()
+    except OSError as exc:
+        raise UserError(
+            f"--ray-address {address}: no Ray cluster answers there ({exc.strerror or exc})"
+        ) from None
 
 
 # ---- what travels -----------------------------------------------------------------------------------
@@ -200,6 +215,7 @@ class RayExecutor(SampleExecutor):
         if settings.num_cpus <= 0:
             raise UserError("--ray-num-cpus must be above 0")
         if not ray.is_initialized():
+            _check_cluster_answers(settings.ray_address)
             try:
                 ray.init(
                     address=settings.ray_address,
@@ -207,7 +223,7 @@ class RayExecutor(SampleExecutor):
                     log_to_driver=False,
                     configure_logging=True,
                 )
-            except ConnectionError as exc:
+            except (ConnectionError, ValueError) as exc:  # no cluster there; an address Ray cannot parse
                 raise UserError(f"--ray-address {settings.ray_address}: {exc}") from None
             self._owns_connection = True
         else:

@@ -21,8 +21,8 @@ from pydantic_core import PydanticSerializationError
 from daharness.core.backend import Snapshot
 from daharness.core.errors import UserError, located
 from daharness.core.record import SampleRecord
-from daharness.core.runlog import IDENTITY_KEYS, RunSpec, TrajectoryFile, file_safe
-from daharness.jsonl import read_json
+from daharness.core.runlog import FORMAT_VERSION, IDENTITY_KEYS, RunSpec, TrajectoryFile, file_safe
+from daharness.jsonl import read_json, read_text
 from daharness.sandbox.workspace import copy_file, display_name
 
 RUN_FILE = "run.json"
@@ -51,12 +51,18 @@ class RunDir:
                         f"now {wanted[key]!r}); choose another --out"
                     )
         else:
+            if root.exists() and not root.is_dir():
+                raise UserError(f"{root}: not a folder; choose another --out")
             if root.exists() and any(root.iterdir()):
                 raise UserError(f"{root}: folder exists, is not empty and holds no {RUN_FILE}")
+        try:
             root.mkdir(parents=True, exist_ok=True)
-            _write_atomic(run_file, spec.model_dump_json(indent=2))
-        (root / "trajectories").mkdir(exist_ok=True)
-        (root / "artifacts").mkdir(exist_ok=True)
+            if not run_file.exists():
+                _write_atomic(run_file, spec.model_dump_json(indent=2))
+            (root / "trajectories").mkdir(exist_ok=True)
+            (root / "artifacts").mkdir(exist_ok=True)
+        except OSError as exc:
+            raise UserError(f"{root}: cannot write the run directory ({exc.strerror or exc})") from None
         run._drop_partial_last_line()
         return run
 
@@ -72,15 +78,28 @@ class RunDir:
         if not isinstance(raw, dict):
             raise UserError(f"{path}: expected a JSON object")
         try:
-            return RunSpec.from_json_dict(raw)
+            spec = RunSpec.from_json_dict(raw)
         except ValidationError as exc:
             first = exc.errors()[0]
             raise UserError(f"{path}: field {'.'.join(map(str, first['loc']))!r}: {first['msg']}") from None
+        if spec.format_version > FORMAT_VERSION:  # its fields may mean what this version cannot know
+            raise UserError(
+                f"{path}: field 'format_version': {spec.format_version} is newer than this daharness reads "
+                f"(up to {FORMAT_VERSION}); upgrade daharness"
+            )
+        return spec
+
+    def _samples_bytes(self) -> bytes:
+        """samples.jsonl as bytes (a line cut off by kill -9 may end inside a character); none yet: b""."""
+        try:
+            return self.samples_path.read_bytes()
+        except FileNotFoundError:
+            return b""
+        except OSError as exc:
+            raise UserError(f"{self.samples_path}: cannot read ({exc.strerror or exc})") from None
 
     def _drop_partial_last_line(self) -> None:
-        if not self.samples_path.exists():
-            return
-        data = self.samples_path.read_bytes()
+        data = self._samples_bytes()
         if data and not data.endswith(b"\n"):
             keep = data.rfind(b"\n") + 1
             with self.samples_path.open("r+b") as handle:
@@ -90,11 +109,10 @@ class RunDir:
 
     def records(self) -> list[SampleRecord]:
         """Every complete record, in the order written (a trailing partial line is ignored)."""
-        if not self.samples_path.exists():
-            return []
         records = []
-        lines = self.samples_path.read_text(encoding="utf-8").split("\n")
-        complete = lines[:-1]  # the text after the last newline is empty or a cut-off line
+        complete = self._samples_bytes().split(b"\n")[
+            :-1
+        ]  # the text after the last newline is empty or a cut-off line
         for number, line in enumerate(complete, start=1):
             if not line.strip():
                 continue
@@ -128,7 +146,7 @@ class RunDir:
         if not path.is_file():
             return None
         try:
-            return TrajectoryFile.model_validate_json(path.read_text(encoding="utf-8"))
+            return TrajectoryFile.model_validate_json(read_text(path))
         except ValidationError as exc:
             raise UserError(f"{path}: not a trajectory ({exc.errors()[0]['msg']})") from None
 

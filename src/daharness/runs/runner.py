@@ -78,7 +78,9 @@ def unfinished_run_dir(spec: RunSpec, wanted: set[str], root: Path = RUNS_ROOT) 
 
 def select_tasks(tasks: Sequence[Task], *, ids: Sequence[str] | None, limit: int | None) -> list[Task]:
     selected = list(tasks)
-    if ids:
+    if ids is not None:
+        if not ids:
+            raise UserError("--ids: no task id given")
         by_id = {task.id: task for task in tasks}
         unknown = [i for i in ids if i not in by_id]
         if unknown:
@@ -219,8 +221,8 @@ def _run_pending(
     console: Console,
     limits: Limits,
 ) -> RunOutcome:
-    latest = run.latest_records()
-    pending = [task for task in selected if task.id not in run.finished_ids()]
+    latest, finished = run.latest_records(), run.finished_ids()  # each reads samples.jsonl: once here
+    pending = [task for task in selected if task.id not in finished]
     skipped = len(selected) - len(pending)
     if skipped:
         console.print(f"resuming {run.root}: {skipped} of {len(selected)} samples already done")

@@ -1,0 +1,61 @@
+"""`daharness doctor` and run.json's `sandbox.isolation`: what they say matches this machine and the limits."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+from helpers import cli
+
+from daharness.core.limits import Limits
+from daharness.sandbox import cgroups
+from daharness.sandbox.isolation import describe_isolation
+
+RUNNABLE = Path(__file__).parent / "fixtures" / "runnable" / "questions.jsonl"
+
+
+def _doctor(*args: str) -> tuple[int, dict]:
+    done = subprocess.run(cli("doctor", "--json", *args), capture_output=True, text=True)
+    return done.returncode, json.loads(done.stdout)
+
+
+def test_doctor_names_where_each_limit_is_enforced_on_this_machine() -> None:
+    code, report = _doctor()
+    assert code == 0 and report["backend"] == "bwrap" and report["works"] is True
+    groups = cgroups.hierarchies()
+    for limit, controller in (("memory", "memory"), ("processes", "pids"), ("cpu", "cpu")):
+        hierarchy = groups.get(controller)  # type: ignore[call-overload]
+        expected = ("sandbox", f"cgroup v{hierarchy.version}") if hierarchy else ("process", "rlimits")
+        assert (report["limits"][limit]["scope"], report["limits"][limit]["via"]) == expected, limit
+    assert set(report["cgroups"]) == set(groups)
+    assert report["values"]["memory_mb"] == Limits().memory_mb
+
+
+def test_unsafe_local_says_it_is_not_contained() -> None:
+    code, report = _doctor("--sandbox", "unsafe-local")
+    assert code == 0 and "works" not in report and report["cgroups"] == {}
+    assert report["limits"]["processes"] == {
+        "scope": "process",
+        "via": "rlimits",
+        "limit": "none (unsafe-local)",
+    }
+    assert report["limits"]["tmpfs"] == "the host's /tmp (unsafe-local)"
+
+
+def test_run_json_keeps_the_isolation_of_the_limits_the_run_used(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    options = ["--memory-mb", "1024", "--cpus", "1.5", "--workspace-files", "77", "--limit", "1"]
+    done = subprocess.run(
+        cli("run", "--suite", f"dabench:{RUNNABLE}", "--out", str(out), *options),
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stderr
+    isolation = json.loads((out / "run.json").read_text())["sandbox"]["isolation"]
+    limits = Limits(memory_mb=1024, cpus=1.5, workspace_files=77)
+    assert isolation == json.loads(json.dumps(describe_isolation("bwrap", limits)))
+    assert isolation["values"]["cpus"] == 1.5
+    assert isolation["limits"]["workspace"] == "2048 MB and 77 files added, watched by the host"
+    if "cpu" in cgroups.hierarchies():
+        assert isolation["limits"]["cpu"]["limit"] == "an equal share per sandbox, at most 1.5 CPUs"
