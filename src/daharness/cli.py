@@ -685,7 +685,12 @@ def _format_options(instruction: InstructionKind | None, rag: bool) -> dict[str,
 
 
 def _id_list(ids: str | None) -> list[str] | None:
-    return [i.strip() for i in ids.split(",") if i.strip()] if ids else None
+    if ids is None:
+        return None
+    chosen = [i.strip() for i in ids.split(",") if i.strip()]
+    if not chosen:  # `--ids ""` or `--ids ,` would otherwise run every task
+        raise UserError(f"--ids: no task id in {ids!r}; give comma-separated ids")
+    return chosen
 
 
 def _default_cache_path() -> Path:
