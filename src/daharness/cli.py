@@ -423,6 +423,8 @@ def rescore(
     from daharness.report.terminal import print_report
     from daharness.rescore import rescore_run
 
+    if out_dir.resolve() == run_dir.resolve():
+        raise UserError(f"--out {out_dir}: the new run directory must not be the run being rescored")
     chosen = interactive_mode if interactive_mode != InteractiveMode.corrected else None
     run = rescore_run(run_dir, out_dir, _scoring(mode, workspace_mode, chosen))
     print_report(out, write_report(run))
