@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 from pathlib import Path
@@ -55,3 +56,19 @@ def test_ids_naming_no_task_are_refused_instead_of_selecting_all(
     message = _one_line_error([command, "--suite", "closed-form", "--ids", ids, *extra])
     assert f"--ids: no task id in {ids!r}" in message
     assert not out.exists()
+
+
+@pytest.mark.parametrize("newer", ["run.json", "trajectory"])
+def test_a_run_written_by_a_newer_daharness_is_refused_naming_the_file(tmp_path: Path, newer: str) -> None:
+    run = tmp_path / "run"
+    shutil.copytree(OLD_RUN, run)
+    if newer == "run.json":
+        target = run / "run.json"
+        raw = json.loads(target.read_text())
+    else:
+        target = next((run / "trajectories").glob("*.json"))
+        raw = json.loads(target.read_text())
+    raw["format_version"] = 99
+    target.write_text(json.dumps(raw))
+    message = _one_line_error(["export", str(run), str(tmp_path / "log.eval")])
+    assert f"{target}" in message and "written by a newer daharness (format 99)" in message
