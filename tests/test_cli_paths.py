@@ -72,3 +72,12 @@ def test_a_run_written_by_a_newer_daharness_is_refused_naming_the_file(tmp_path:
     target.write_text(json.dumps(raw))
     message = _one_line_error(["export", str(run), str(tmp_path / "log.eval")])
     assert f"{target}" in message and "written by a newer daharness (format 99)" in message
+
+
+def test_a_base_url_that_is_not_http_is_refused_before_the_run(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    message = _one_line_error(
+        ["run", "--agent", "react", "--model", "m", "--base-url", "localhost:8000", "--out", str(out)]
+    )
+    assert "--base-url: Value error, 'localhost:8000' is not an http:// or https:// URL" in message
+    assert not out.exists()
