@@ -302,6 +302,10 @@ def test_model_file_and_resolution(tmp_path: Path) -> None:
         ("[models.a]\ntemperature = 0.2\n", "models.a.model"),
         ("[models.a\n", "invalid TOML"),
         ('[model.a]\nmodel = "m"\n', "unknown key 'model'"),
+        (
+            '[models.a]\nmodel = "m"\nbase_url = "localhost:8000/v1"\n',
+            "models.a.base_url: Value error, 'localhost",
+        ),
     ],
 )
 def test_bad_model_files(tmp_path: Path, text: str, words: str) -> None:

@@ -423,6 +423,8 @@ def rescore(
     from daharness.report.terminal import print_report
     from daharness.rescore import rescore_run
 
+    if out_dir.resolve() == run_dir.resolve():
+        raise UserError(f"--out {out_dir}: the new run directory must not be the run being rescored")
     chosen = interactive_mode if interactive_mode != InteractiveMode.corrected else None
     run = rescore_run(run_dir, out_dir, _scoring(mode, workspace_mode, chosen))
     print_report(out, write_report(run))
@@ -685,7 +687,12 @@ def _format_options(instruction: InstructionKind | None, rag: bool) -> dict[str,
 
 
 def _id_list(ids: str | None) -> list[str] | None:
-    return [i.strip() for i in ids.split(",") if i.strip()] if ids else None
+    if ids is None:
+        return None
+    chosen = [i.strip() for i in ids.split(",") if i.strip()]
+    if not chosen:  # `--ids ""` or `--ids ,` would otherwise run every task
+        raise UserError(f"--ids: no task id in {ids!r}; give comma-separated ids")
+    return chosen
 
 
 def _default_cache_path() -> Path:
@@ -720,6 +727,14 @@ def main() -> None:
     except typer.Abort:
         err.print("aborted")
         sys.exit(1)
+    except OSError as exc:
+        if exc.filename is None:  # not about a path the user named: a fault of ours, with its traceback
+            raise
+        # a path the user gave that cannot be written or read (a file where a folder should be, ...)
+        if _debug["on"]:
+            traceback.print_exc()
+        _error_line(f"{exc.filename}: {exc.strerror or exc}")
+        sys.exit(2)
     sys.exit(code if isinstance(code, int) else 0)
 
 

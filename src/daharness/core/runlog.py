@@ -9,13 +9,22 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from daharness.core.submission import Event
 
 FORMAT_VERSION = 2
 # run.json keys that must match for a re-run to resume rather than mix two different runs.
 IDENTITY_KEYS = ("suite", "agent", "scoring")
+
+
+def _known_version(version: int) -> int:
+    """A file from a newer daharness may mean something else by its fields: refuse it rather than guess."""
+    if version > FORMAT_VERSION:
+        raise ValueError(
+            f"written by a newer daharness (format {version}); this one reads formats up to {FORMAT_VERSION}"
+        )
+    return version
 
 
 class ScoringSettings(BaseModel):
@@ -51,6 +60,8 @@ class RunSpec(BaseModel):
     packages: dict[str, str | None] = Field(default_factory=dict)
     command: list[str] = Field(default_factory=list)
 
+    _check_version = field_validator("format_version")(_known_version)
+
     @classmethod
     def from_json_dict(cls, raw: dict[str, Any]) -> RunSpec:
         """Read any version of run.json (version 1 named its modes `closed_form_mode`/`workspace_mode`)."""
@@ -83,6 +94,8 @@ class TrajectoryFile(BaseModel):
     finished: bool = True
     stop_reason: str | None = None
     steps: list[Event] = Field(default_factory=list)
+
+    _check_version = field_validator("format_version")(_known_version)
 
 
 def file_safe(sample_id: str) -> str:

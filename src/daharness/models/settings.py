@@ -6,7 +6,7 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from daharness.core.errors import UserError, located
 
@@ -37,6 +37,14 @@ class ModelSettings(BaseModel):
     )
     input_price_per_mtok: float = Field(default=0.0, ge=0, description="USD per million prompt tokens.")
     output_price_per_mtok: float = Field(default=0.0, ge=0, description="USD per million completion tokens.")
+
+    @field_validator("base_url")
+    @classmethod
+    def _http_url(cls, value: str | None) -> str | None:
+        # the SDK takes any string and fails at each request, which the run would retry as an outage
+        if value is not None and not value.startswith(("http://", "https://")):
+            raise ValueError(f"{value!r} is not an http:// or https:// URL (e.g. http://localhost:8000/v1)")
+        return value
 
 
 def _describe(exc: ValidationError, prefix: str) -> str:
