@@ -21,7 +21,7 @@ from pydantic_core import PydanticSerializationError
 from daharness.core.backend import Snapshot
 from daharness.core.errors import UserError, located
 from daharness.core.record import SampleRecord
-from daharness.core.runlog import FORMAT_VERSION, IDENTITY_KEYS, RunSpec, TrajectoryFile, file_safe
+from daharness.core.runlog import IDENTITY_KEYS, RunSpec, TrajectoryFile, file_safe
 from daharness.jsonl import read_json, read_text
 from daharness.sandbox.workspace import copy_file, display_name
 
@@ -78,16 +78,10 @@ class RunDir:
         if not isinstance(raw, dict):
             raise UserError(f"{path}: expected a JSON object")
         try:
-            spec = RunSpec.from_json_dict(raw)
+            return RunSpec.from_json_dict(raw)  # refuses a format_version newer than this daharness reads
         except ValidationError as exc:
             first = exc.errors()[0]
             raise UserError(f"{path}: field {'.'.join(map(str, first['loc']))!r}: {first['msg']}") from None
-        if spec.format_version > FORMAT_VERSION:  # its fields may mean what this version cannot know
-            raise UserError(
-                f"{path}: field 'format_version': {spec.format_version} is newer than this daharness reads "
-                f"(up to {FORMAT_VERSION}); upgrade daharness"
-            )
-        return spec
 
     def _samples_bytes(self) -> bytes:
         """samples.jsonl as bytes (a line cut off by kill -9 may end inside a character); none yet: b""."""
@@ -110,9 +104,8 @@ class RunDir:
     def records(self) -> list[SampleRecord]:
         """Every complete record, in the order written (a trailing partial line is ignored)."""
         records = []
-        complete = self._samples_bytes().split(b"\n")[
-            :-1
-        ]  # the text after the last newline is empty or a cut-off line
+        # the text after the last newline is empty or a cut-off line
+        complete = self._samples_bytes().split(b"\n")[:-1]
         for number, line in enumerate(complete, start=1):
             if not line.strip():
                 continue
