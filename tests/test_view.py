@@ -58,6 +58,16 @@ def test_paths_outside_a_runs_artifacts_are_not_served(runs: tuple[Path, Path]) 
     assert kind.startswith("text/html") and b"@sum_y[13]" in page and b"sleep" in page  # the 0.1 run
 
 
+def test_a_damaged_trajectory_is_named_on_its_page(runs: tuple[Path, Path], tmp_path: Path) -> None:
+    copy = tmp_path / "damaged"
+    shutil.copytree(runs[1], copy)
+    (copy / "trajectories" / "3.json").write_text("{not json")
+    _kind, page = ViewSite([copy]).get("/runs/0/samples/3.html")  # type: ignore[misc]
+    text = page.decode()
+    assert "The trajectory could not be read" in text and "3.json: not a trajectory" in text
+    assert "No trajectory saved" not in text and "@sum_y[13]" in text  # the rest of the page is shown
+
+
 def test_export_writes_every_page_and_refuses_a_foreign_folder(
     runs: tuple[Path, Path], tmp_path: Path
 ) -> None:
