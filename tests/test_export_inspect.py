@@ -52,7 +52,9 @@ def test_a_model_run_exports_samples_scores_and_messages(react_run_dir: Path, tm
     assert call.tool_calls[0].function == "python" and "savefig" in call.tool_calls[0].arguments["code"]
     assert call.text.startswith("Thought: plot the data first")
     observation = first.messages[roles.index("tool")]
-    assert observation.tool_call_id == call.tool_calls[0].id and "(" in observation.text  # the printed shape
+    assert (
+        observation.tool_call_id == call.tool_calls[0].id and observation.text.strip() == "(150, 5)"
+    )  # the printed shape
     assert first.messages[-1].text.startswith("Thought: I now know the final answer")
     assert first.output.completion == first.scores["daharness"].answer
     assert log.samples[1].scores["daharness"].value == 1.0
