@@ -128,6 +128,18 @@ def test_compare_command_opens_a_run_from_daharness_0_1(tmp_path: Path) -> None:
     assert alone.returncode == 2 and "at least two" in alone.stderr
 
 
+def test_compare_names_an_output_path_it_cannot_write(tmp_path: Path) -> None:
+    runs = [str(write_run(tmp_path / name, {"1": 1.0, "2": 0.0})) for name in ("a", "b")]
+    (tmp_path / "file").write_text("not a folder")
+    for option, target in (("--html", tmp_path), ("--json", tmp_path / "file" / "c.json")):
+        done = subprocess.run(
+            [sys.executable, "-m", "daharness", "compare", *runs, option, str(target)],
+            capture_output=True, text=True, env={**os.environ, "COLUMNS": "400"},
+        )  # fmt: skip
+        assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+        assert f"error: {target}: cannot write" in done.stderr
+
+
 def test_single_run_report_shows_intervals(tmp_path: Path) -> None:
     run = write_run(tmp_path / "run", {str(i): float(i % 4 != 0) for i in range(1, 41)})
     report = build_report(RunDir.open_for_reading(run))

@@ -90,3 +90,10 @@ def test_a_run_from_daharness_0_1_exports(tmp_path: Path) -> None:
 def test_export_refuses_a_folder_that_is_no_run(tmp_path: Path) -> None:
     done = _export(tmp_path, tmp_path / "x.eval")
     assert done.returncode == 2 and "not a run directory" in done.stderr
+
+
+def test_export_names_an_output_path_it_cannot_write(tmp_path: Path) -> None:
+    (tmp_path / "file").write_text("not a folder")
+    target = tmp_path / "file" / "log.eval"
+    done = _export(Path(__file__).parent / "fixtures" / "old_run_v01", target)
+    assert done.returncode == 2 and f"error: {target}: cannot write" in done.stderr, done.stderr

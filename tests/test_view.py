@@ -90,6 +90,16 @@ def test_export_writes_every_page_and_refuses_a_foreign_folder(
         text=True,
     )
     assert refused.returncode == 2 and "holds no exported view" in refused.stderr
+    for target, message in (
+        (foreign / "notes.txt", "not a folder"),
+        (foreign / "notes.txt" / "site", "cannot write"),
+    ):
+        done = subprocess.run(
+            [sys.executable, "-m", "daharness", "view", str(runs[1]), "--export", str(target)],
+            capture_output=True,
+            text=True,
+        )
+        assert done.returncode == 2 and f"{target}: {message}" in done.stderr, done.stderr
 
 
 # ---- in Chromium ------------------------------------------------------------------------------------

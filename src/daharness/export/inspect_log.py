@@ -17,7 +17,7 @@ from daharness.core.record import SampleRecord
 from daharness.core.runlog import RunSpec, TrajectoryFile
 from daharness.core.submission import ActionEvent, ModelCall, Note, UserTurn
 from daharness.core.task import Task
-from daharness.report.build import build_report
+from daharness.report.build import build_report, cannot_write
 from daharness.report.run_tasks import reload_tasks, request_text
 from daharness.report.trajectory import action_code, observation_text
 from daharness.runs.rundir import RunDir
@@ -211,6 +211,10 @@ def export_inspect(run_dir: Path, out: Path) -> Path:
     run = RunDir.open_for_reading(run_dir)
     if out.suffix not in (".eval", ".json"):
         out = out / f"{run_dir.resolve().name}.eval"
-    out.parent.mkdir(parents=True, exist_ok=True)
-    inspect_ai.log.write_eval_log(eval_log(run), str(out))
+    log = eval_log(run)
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        inspect_ai.log.write_eval_log(log, str(out))
+    except OSError as exc:
+        raise cannot_write(out, exc) from None
     return out
