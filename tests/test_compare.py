@@ -91,6 +91,7 @@ def test_compare_pairs_samples_lists_flips_and_tests(tmp_path: Path) -> None:
     assert report["runs"][0]["figures"]["accuracy"]["value"] == pytest.approx(12 / 29, abs=1e-4)
     comparison = report["comparisons"][0]
     assert comparison["paired"] == 29 and comparison["only_in_b"] == ["30"]
+    assert comparison["same_suite"] is True
     overall = comparison["groups"][0]
     assert overall["group"] == "all"
     assert overall["accuracy"]["mcnemar"]["only_a_right"] == 2
@@ -118,10 +119,13 @@ def test_compare_command_opens_a_run_from_daharness_0_1(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert "B vs A: 4 paired samples" in done.stdout
     assert "2: ✓ → ✗ (1.00 → 0.00)" in done.stdout
+    assert "warning: B is a run of suite 'synthetic' and A of 'dabench:questions'" in done.stdout
     figures = json.loads((tmp_path / "c.json").read_text())
     assert figures["runs"][0]["errors"] == 1  # sample 5 of the old run failed in the harness
+    assert figures["comparisons"][0]["same_suite"] is False
     page = html.read_text()
     assert "Flipped samples (1)" in page and "95% percentile bootstrap" in page
+    assert "samples are paired by id, which may name different tasks" in page
     alone = subprocess.run(
         [sys.executable, "-m", "daharness", "compare", str(old)], capture_output=True, text=True
     )

@@ -82,6 +82,8 @@ def print_comparison(console: Console, report: dict[str, Any]) -> None:
     console.print(table)
     for comparison in report["comparisons"]:
         title = f"{comparison['b']} vs {comparison['a']}: {comparison['paired']} paired samples"
+        if not comparison["same_suite"]:
+            console.print(f"[yellow]warning[/]: {markup(_suite_warning(report, comparison))}")
         pairs = Table(title=title, title_justify="left")
         for column in PAIR_COLUMNS:
             pairs.add_column(column)
@@ -96,6 +98,15 @@ def print_comparison(console: Console, report: dict[str, Any]) -> None:
         for flip in flipped:
             arrow = "✗ → ✓" if flip["direction"] == "gained" else "✓ → ✗"
             console.print(f"  {markup(flip['id'])}: {arrow} ({flip['a']:.2f} → {flip['b']:.2f})")
+
+
+def _suite_warning(report: dict[str, Any], comparison: dict[str, Any]) -> str:
+    suites = {run["label"]: run["suite"] for run in report["runs"]}
+    a, b = comparison["a"], comparison["b"]
+    return (
+        f"{b} is a run of suite {suites[b]!r} and {a} of {suites[a]!r}: samples are paired by id, "
+        "which may name different tasks in different suites"
+    )
 
 
 def _table(columns: list[str], rows: list[list[str]], classes: list[str] | None = None) -> str:
@@ -125,6 +136,11 @@ def render_comparison_html(report: dict[str, Any]) -> str:
         sections.append(
             f"<h2>{escape(comparison['b'])} vs {escape(comparison['a'])} "
             f"<small>({comparison['paired']} paired samples)</small></h2>"
+            + (
+                ""
+                if comparison["same_suite"]
+                else f'<p class="bad">{escape(_suite_warning(report, comparison))}</p>'
+            )
             + _table(
                 PAIR_COLUMNS, [row for row, _ in rows], ["sig" if flagged else "" for _, flagged in rows]
             )
