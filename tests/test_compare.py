@@ -65,6 +65,7 @@ def test_mcnemar_counts_only_the_discordant_pairs() -> None:
     assert (test["only_a_right"], test["only_b_right"]) == (2, 10)
     assert test["p"] == pytest.approx(2 * 79 / 4096, abs=1e-4)  # exact binomial, two-sided
     assert mcnemar([True, False], [True, False])["p"] == 1.0
+    assert mcnemar([], [])["p"] is None  # no pairs: no test, not p = 1
 
 
 def test_paired_difference_is_tighter_than_unpaired_when_samples_correlate() -> None:
