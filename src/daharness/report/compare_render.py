@@ -10,11 +10,7 @@ from rich.markup import escape as markup
 from rich.table import Table
 
 from daharness.report.compare import significant
-from daharness.report.html import _CSS
-
-
-def _pct(value: float | None) -> str:
-    return "—" if value is None else f"{value * 100:.1f}%"
+from daharness.report.html import _CSS, pct
 
 
 def _signed_pct(value: float | None) -> str:
@@ -44,7 +40,7 @@ def run_rows(report: dict[str, Any]) -> list[list[str]]:
         rows.append(
             [
                 run["label"], f"{run['agent']} · {run['model'] or '—'}", str(accuracy["n"]), str(run["errors"]),
-                f"{_pct(accuracy['value'])} {_interval(accuracy, _pct)}",
+                f"{pct(accuracy['value'])} {_interval(accuracy, pct)}",
                 f"{_num(score['value'])} {_interval(score, _num)}",
             ]
         )  # fmt: skip
@@ -61,7 +57,7 @@ def pair_rows(comparison: dict[str, Any]) -> list[tuple[list[str], bool]]:
         accuracy, score = group["accuracy"], group["mean_score"]
         test = accuracy["mcnemar"]
         row = [
-            group["group"], str(group["n"]), f"{_pct(accuracy['a'])} → {_pct(accuracy['b'])}",
+            group["group"], str(group["n"]), f"{pct(accuracy['a'])} → {pct(accuracy['b'])}",
             f"{_signed_pct(accuracy['diff'])} {_interval(accuracy, _signed_pct)}",
             f"{_p(test['p'])} ({test['only_a_right']} {test['only_b_right']})",
             ("—" if score["diff"] is None else f"{score['diff']:+.3f}") + f" {_interval(score, lambda v: f'{v:+.3f}')}",
