@@ -5,10 +5,14 @@ from __future__ import annotations
 import shutil
 import subprocess
 import sys
+from datetime import datetime
 from pathlib import Path
 
 import pytest
 from sample_runs import SUITE, WRONG_EVERY, add_dialogue_sample, react_run
+
+from daharness.report.build import build_report
+from daharness.runs.rundir import RunDir
 
 log_api = pytest.importorskip(
     "inspect_ai.log", reason="inspect-ai is not installed (pip install 'daharness[inspect]')"
@@ -85,6 +89,10 @@ def test_a_run_from_daharness_0_1_exports(tmp_path: Path) -> None:
     broken = log.samples[4]
     assert broken.scores == {} and "reference solution is broken" in broken.error.message
     assert log.results.scores[0].scored_samples == 4
+    began, ended = (datetime.fromisoformat(t) for t in (log.stats.started_at, log.stats.completed_at))
+    assert (ended - began).total_seconds() == pytest.approx(
+        build_report(RunDir.open_for_reading(old))["wall_time_s"]["elapsed"]
+    )
 
 
 def test_export_refuses_a_folder_that_is_no_run(tmp_path: Path) -> None:

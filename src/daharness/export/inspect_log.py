@@ -9,6 +9,7 @@ the harness carry their error. Runs of any format version export (they are read 
 
 from __future__ import annotations
 
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -163,6 +164,7 @@ def eval_log(run: RunDir) -> Any:
     }
     usage = report["agent"]["usage"]
     created = spec.created_at or (records[0].started_at if records else "1970-01-01T00:00:00+00:00")
+    started = min((r.started_at for r in records), default=created)
     return EvalLog(
         status="success",
         eval=EvalSpec(
@@ -188,8 +190,10 @@ def eval_log(run: RunDir) -> Any:
             ],
         ),
         stats=EvalStats(
-            started_at=min((r.started_at for r in records), default=created),
-            completed_at=created,
+            started_at=started,
+            completed_at=(
+                datetime.fromisoformat(started) + timedelta(seconds=report["wall_time_s"]["elapsed"])
+            ).isoformat(),
             model_usage={
                 model: ModelUsage(
                     input_tokens=usage["prompt_tokens"],
