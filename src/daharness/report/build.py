@@ -174,4 +174,9 @@ def write_text(path: Path, text: str) -> None:
 
 
 def cannot_write(path: Path, exc: OSError) -> UserError:
-    return located(path, f"cannot write ({exc.strerror or exc})")
+    # mkdir says "File exists" when a file stands where a folder of the path should be
+    in_the_way = isinstance(exc, FileExistsError | NotADirectoryError)
+    return located(
+        path,
+        f"cannot write ({'a file stands where a folder is needed' if in_the_way else exc.strerror or exc})",
+    )
