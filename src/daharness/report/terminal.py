@@ -82,7 +82,8 @@ def print_integrity(console: Console, report: dict[str, Any]) -> None:
         )
     line += f" · {failures} agent failures scored 0" if failures else ""
     line += f" · [yellow]{suspicious} samples with suspicious actions[/]" if suspicious else ""
-    console.print(line)
+    if errors or failures or suspicious:  # else the accuracy line above already gives the mean score
+        console.print(line)
     for row in report.get("integrity", [])[:10]:
         what = [row["failure"]] if row["failure"] else []
         what += [flag["detail"] for flag in row["suspicious"][:3]]
