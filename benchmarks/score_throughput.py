@@ -14,9 +14,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from daharness.report.dabench_metrics import dabench_figures, question_result
-
 from daharness.core.task import AnswerFormat, Family, Gold, ScorerSpec, Task, TaskMetadata
+from daharness.families.closed_form import dabench_figures, question_result
 from daharness.rescore import rescore_dabench
 from daharness.scoring.closed_form import MODES, score_closed_form
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs Debian's chromium for the viewer's browser tests (tests/test_view_browser.py drive it through
+# Installs Debian's chromium for the viewer's browser tests (tests/test_view.py drives it through
 # Playwright's Python API with executable_path=/usr/bin/chromium; Playwright's own browser download is
 # not used). Needs root (or sudo) and apt; does nothing when chromium is already there.
 set -euo pipefail

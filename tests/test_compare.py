@@ -65,6 +65,7 @@ def test_mcnemar_counts_only_the_discordant_pairs() -> None:
     assert (test["only_a_right"], test["only_b_right"]) == (2, 10)
     assert test["p"] == pytest.approx(2 * 79 / 4096, abs=1e-4)  # exact binomial, two-sided
     assert mcnemar([True, False], [True, False])["p"] == 1.0
+    assert mcnemar([], [])["p"] is None  # no pairs: no test, not p = 1
 
 
 def test_paired_difference_is_tighter_than_unpaired_when_samples_correlate() -> None:
@@ -76,7 +77,8 @@ def test_paired_difference_is_tighter_than_unpaired_when_samples_correlate() -> 
     assert paired["p"] == 0.0
     noisy = paired_difference(a, [x + (0.2 if i % 2 else -0.1) for i, x in enumerate(a)])
     assert noisy["low"] < noisy["diff"] < noisy["high"]
-    assert 0.0 <= noisy["p"] <= 1.0 and noisy["diff"] == pytest.approx(0.05)
+    assert noisy["diff"] == pytest.approx(0.05)
+    assert noisy["p"] == pytest.approx(0.024, abs=0.015)  # a paired t-test on these differences gives 0.024
 
 
 def test_compare_pairs_samples_lists_flips_and_tests(tmp_path: Path) -> None:
@@ -91,6 +93,7 @@ def test_compare_pairs_samples_lists_flips_and_tests(tmp_path: Path) -> None:
     assert report["runs"][0]["figures"]["accuracy"]["value"] == pytest.approx(12 / 29, abs=1e-4)
     comparison = report["comparisons"][0]
     assert comparison["paired"] == 29 and comparison["only_in_b"] == ["30"]
+    assert comparison["same_suite"] is True
     overall = comparison["groups"][0]
     assert overall["group"] == "all"
     assert overall["accuracy"]["mcnemar"]["only_a_right"] == 2
@@ -118,14 +121,29 @@ def test_compare_command_opens_a_run_from_daharness_0_1(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert "B vs A: 4 paired samples" in done.stdout
     assert "2: ✓ → ✗ (1.00 → 0.00)" in done.stdout
+    assert "warning: B is a run of suite 'synthetic' and A of 'dabench:questions'" in done.stdout
     figures = json.loads((tmp_path / "c.json").read_text())
     assert figures["runs"][0]["errors"] == 1  # sample 5 of the old run failed in the harness
+    assert figures["comparisons"][0]["same_suite"] is False
     page = html.read_text()
     assert "Flipped samples (1)" in page and "95% percentile bootstrap" in page
+    assert "samples are paired by id, which may name different tasks" in page
     alone = subprocess.run(
         [sys.executable, "-m", "daharness", "compare", str(old)], capture_output=True, text=True
     )
     assert alone.returncode == 2 and "at least two" in alone.stderr
+
+
+def test_compare_names_an_output_path_it_cannot_write(tmp_path: Path) -> None:
+    runs = [str(write_run(tmp_path / name, {"1": 1.0, "2": 0.0})) for name in ("a", "b")]
+    (tmp_path / "file").write_text("not a folder")
+    for option, target in (("--html", tmp_path), ("--json", tmp_path / "file" / "c.json")):
+        done = subprocess.run(
+            [sys.executable, "-m", "daharness", "compare", *runs, option, str(target)],
+            capture_output=True, text=True, env={**os.environ, "COLUMNS": "400"},
+        )  # fmt: skip
+        assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+        assert f"error: {target}: cannot write" in done.stderr
 
 
 def test_single_run_report_shows_intervals(tmp_path: Path) -> None:

@@ -5,10 +5,14 @@ from __future__ import annotations
 import shutil
 import subprocess
 import sys
+from datetime import datetime
 from pathlib import Path
 
 import pytest
 from sample_runs import SUITE, WRONG_EVERY, add_dialogue_sample, react_run
+
+from daharness.report.build import build_report
+from daharness.runs.rundir import RunDir
 
 log_api = pytest.importorskip(
     "inspect_ai.log", reason="inspect-ai is not installed (pip install 'daharness[inspect]')"
@@ -52,7 +56,9 @@ def test_a_model_run_exports_samples_scores_and_messages(react_run_dir: Path, tm
     assert call.tool_calls[0].function == "python" and "savefig" in call.tool_calls[0].arguments["code"]
     assert call.text.startswith("Thought: plot the data first")
     observation = first.messages[roles.index("tool")]
-    assert observation.tool_call_id == call.tool_calls[0].id and "(" in observation.text  # the printed shape
+    assert (
+        observation.tool_call_id == call.tool_calls[0].id and observation.text.strip() == "(150, 5)"
+    )  # the printed shape
     assert first.messages[-1].text.startswith("Thought: I now know the final answer")
     assert first.output.completion == first.scores["daharness"].answer
     assert log.samples[1].scores["daharness"].value == 1.0
@@ -83,8 +89,19 @@ def test_a_run_from_daharness_0_1_exports(tmp_path: Path) -> None:
     broken = log.samples[4]
     assert broken.scores == {} and "reference solution is broken" in broken.error.message
     assert log.results.scores[0].scored_samples == 4
+    began, ended = (datetime.fromisoformat(t) for t in (log.stats.started_at, log.stats.completed_at))
+    assert (ended - began).total_seconds() == pytest.approx(
+        build_report(RunDir.open_for_reading(old))["wall_time_s"]["elapsed"]
+    )
 
 
 def test_export_refuses_a_folder_that_is_no_run(tmp_path: Path) -> None:
     done = _export(tmp_path, tmp_path / "x.eval")
     assert done.returncode == 2 and "not a run directory" in done.stderr
+
+
+def test_export_names_an_output_path_it_cannot_write(tmp_path: Path) -> None:
+    (tmp_path / "file").write_text("not a folder")
+    target = tmp_path / "file" / "log.eval"
+    done = _export(Path(__file__).parent / "fixtures" / "old_run_v01", target)
+    assert done.returncode == 2 and f"error: {target}: cannot write" in done.stderr, done.stderr

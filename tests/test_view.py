@@ -58,6 +58,16 @@ def test_paths_outside_a_runs_artifacts_are_not_served(runs: tuple[Path, Path]) 
     assert kind.startswith("text/html") and b"@sum_y[13]" in page and b"sleep" in page  # the 0.1 run
 
 
+def test_a_damaged_trajectory_is_named_on_its_page(runs: tuple[Path, Path], tmp_path: Path) -> None:
+    copy = tmp_path / "damaged"
+    shutil.copytree(runs[1], copy)
+    (copy / "trajectories" / "3.json").write_text("{not json")
+    _kind, page = ViewSite([copy]).get("/runs/0/samples/3.html")  # type: ignore[misc]
+    text = page.decode()
+    assert "The trajectory could not be read" in text and "3.json: not a trajectory" in text
+    assert "No trajectory saved" not in text and "@sum_y[13]" in text  # the rest of the page is shown
+
+
 def test_export_writes_every_page_and_refuses_a_foreign_folder(
     runs: tuple[Path, Path], tmp_path: Path
 ) -> None:
@@ -80,6 +90,16 @@ def test_export_writes_every_page_and_refuses_a_foreign_folder(
         text=True,
     )
     assert refused.returncode == 2 and "holds no exported view" in refused.stderr
+    for target, message in (
+        (foreign / "notes.txt", "not a folder"),
+        (foreign / "notes.txt" / "site", "cannot write"),
+    ):
+        done = subprocess.run(
+            [sys.executable, "-m", "daharness", "view", str(runs[1]), "--export", str(target)],
+            capture_output=True,
+            text=True,
+        )
+        assert done.returncode == 2 and f"{target}: {message}" in done.stderr, done.stderr
 
 
 # ---- in Chromium ------------------------------------------------------------------------------------
@@ -146,12 +166,10 @@ def test_the_table_filters_and_searches(browser, served: str) -> None:  # type: 
     page.select_option("select[name=stop_reason]", "")
     page.select_option("select[name=level]", "hard")
     page.select_option("select[name=run]", "A")
-    assert all(
-        row.startswith(("A",))
-        for row in page.eval_on_selector_all(
-            "#samples tbody tr:not([hidden])", "rows => rows.map(r => r.dataset.run)"
-        )
+    shown = page.eval_on_selector_all(
+        "#samples tbody tr:not([hidden])", "rows => rows.map(r => [r.dataset.run, r.dataset.level])"
     )
+    assert shown and all(row == ["A", "hard"] for row in shown)  # both filters hold, and rows remain
     page.select_option("select[name=level]", "")
     page.select_option("select[name=run]", "")
     page.fill("#search", "sub-answers right")

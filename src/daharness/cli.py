@@ -454,7 +454,7 @@ def compare(
     debug: DebugOption = False,
 ) -> None:
     """Compare runs: figures with 95% intervals, paired differences and tests by group, flipped samples."""
-    from daharness.report.build import write_json
+    from daharness.report.build import write_json, write_text
     from daharness.report.compare import compare_runs
     from daharness.report.compare_render import print_comparison, render_comparison_html
 
@@ -463,8 +463,7 @@ def compare(
     figures = compare_runs(run_dirs)
     print_comparison(out, figures)
     if html_path is not None:
-        html_path.parent.mkdir(parents=True, exist_ok=True)
-        html_path.write_text(render_comparison_html(figures), encoding="utf-8")
+        write_text(html_path, render_comparison_html(figures))
         out.print(f"wrote {html_path}")
     if json_path is not None:
         write_json(json_path, figures)

@@ -9,6 +9,7 @@ the harness carry their error. Runs of any format version export (they are read 
 
 from __future__ import annotations
 
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +18,7 @@ from daharness.core.record import SampleRecord
 from daharness.core.runlog import RunSpec, TrajectoryFile
 from daharness.core.submission import ActionEvent, ModelCall, Note, UserTurn
 from daharness.core.task import Task
-from daharness.report.build import build_report
+from daharness.report.build import build_report, cannot_write
 from daharness.report.run_tasks import reload_tasks, request_text
 from daharness.report.trajectory import action_code, observation_text
 from daharness.runs.rundir import RunDir
@@ -163,6 +164,7 @@ def eval_log(run: RunDir) -> Any:
     }
     usage = report["agent"]["usage"]
     created = spec.created_at or (records[0].started_at if records else "1970-01-01T00:00:00+00:00")
+    started = min((r.started_at for r in records), default=created)
     return EvalLog(
         status="success",
         eval=EvalSpec(
@@ -188,8 +190,10 @@ def eval_log(run: RunDir) -> Any:
             ],
         ),
         stats=EvalStats(
-            started_at=min((r.started_at for r in records), default=created),
-            completed_at=created,
+            started_at=started,
+            completed_at=(
+                datetime.fromisoformat(started) + timedelta(seconds=report["wall_time_s"]["elapsed"])
+            ).isoformat(),
             model_usage={
                 model: ModelUsage(
                     input_tokens=usage["prompt_tokens"],
@@ -211,6 +215,10 @@ def export_inspect(run_dir: Path, out: Path) -> Path:
     run = RunDir.open_for_reading(run_dir)
     if out.suffix not in (".eval", ".json"):
         out = out / f"{run_dir.resolve().name}.eval"
-    out.parent.mkdir(parents=True, exist_ok=True)
-    inspect_ai.log.write_eval_log(eval_log(run), str(out))
+    log = eval_log(run)
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        inspect_ai.log.write_eval_log(log, str(out))
+    except OSError as exc:
+        raise cannot_write(out, exc) from None
     return out

@@ -11,6 +11,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from daharness.core.errors import UserError, located
 from daharness.core.record import SampleRecord
 from daharness.core.registry import families
 from daharness.core.runlog import FORMAT_VERSION
@@ -159,5 +160,23 @@ def write_report(run: RunDir) -> dict[str, Any]:
 
 
 def write_json(path: Path, value: Any) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(value, indent=4, ensure_ascii=False) + "\n", encoding="utf-8")
+    write_text(path, json.dumps(value, indent=4, ensure_ascii=False) + "\n")
+
+
+def write_text(path: Path, text: str) -> None:
+    """Write an output file the user named (its folder made as needed); a path that cannot be written
+    (a folder, a file where a folder should be, no permission) is one line naming it."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise cannot_write(path, exc) from None
+
+
+def cannot_write(path: Path, exc: OSError) -> UserError:
+    # mkdir says "File exists" when a file stands where a folder of the path should be
+    in_the_way = isinstance(exc, FileExistsError | NotADirectoryError)
+    return located(
+        path,
+        f"cannot write ({'a file stands where a folder is needed' if in_the_way else exc.strerror or exc})",
+    )

@@ -127,7 +127,13 @@ def compare_runs(dirs: Sequence[Path]) -> dict[str, Any]:
             }
         )
     comparisons = [
-        {"a": labels[0], "b": labels[index], **compare_pair(counted[0], counted[index])}
+        {
+            "a": labels[0],
+            "b": labels[index],
+            # samples pair by id: ids of two different suites may name different questions
+            "same_suite": described[index]["suite"] == described[0]["suite"],
+            **compare_pair(counted[0], counted[index]),
+        }
         for index in range(1, len(runs))
     ]
     return {"runs": described, "comparisons": comparisons}

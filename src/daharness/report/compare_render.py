@@ -10,11 +10,7 @@ from rich.markup import escape as markup
 from rich.table import Table
 
 from daharness.report.compare import significant
-from daharness.report.html import _CSS
-
-
-def _pct(value: float | None) -> str:
-    return "—" if value is None else f"{value * 100:.1f}%"
+from daharness.report.html import _CSS, pct
 
 
 def _signed_pct(value: float | None) -> str:
@@ -44,7 +40,7 @@ def run_rows(report: dict[str, Any]) -> list[list[str]]:
         rows.append(
             [
                 run["label"], f"{run['agent']} · {run['model'] or '—'}", str(accuracy["n"]), str(run["errors"]),
-                f"{_pct(accuracy['value'])} {_interval(accuracy, _pct)}",
+                f"{pct(accuracy['value'])} {_interval(accuracy, pct)}",
                 f"{_num(score['value'])} {_interval(score, _num)}",
             ]
         )  # fmt: skip
@@ -61,7 +57,7 @@ def pair_rows(comparison: dict[str, Any]) -> list[tuple[list[str], bool]]:
         accuracy, score = group["accuracy"], group["mean_score"]
         test = accuracy["mcnemar"]
         row = [
-            group["group"], str(group["n"]), f"{_pct(accuracy['a'])} → {_pct(accuracy['b'])}",
+            group["group"], str(group["n"]), f"{pct(accuracy['a'])} → {pct(accuracy['b'])}",
             f"{_signed_pct(accuracy['diff'])} {_interval(accuracy, _signed_pct)}",
             f"{_p(test['p'])} ({test['only_a_right']} {test['only_b_right']})",
             ("—" if score["diff"] is None else f"{score['diff']:+.3f}") + f" {_interval(score, lambda v: f'{v:+.3f}')}",
@@ -82,6 +78,8 @@ def print_comparison(console: Console, report: dict[str, Any]) -> None:
     console.print(table)
     for comparison in report["comparisons"]:
         title = f"{comparison['b']} vs {comparison['a']}: {comparison['paired']} paired samples"
+        if not comparison["same_suite"]:
+            console.print(f"[yellow]warning[/]: {markup(_suite_warning(report, comparison))}")
         pairs = Table(title=title, title_justify="left")
         for column in PAIR_COLUMNS:
             pairs.add_column(column)
@@ -96,6 +94,15 @@ def print_comparison(console: Console, report: dict[str, Any]) -> None:
         for flip in flipped:
             arrow = "✗ → ✓" if flip["direction"] == "gained" else "✓ → ✗"
             console.print(f"  {markup(flip['id'])}: {arrow} ({flip['a']:.2f} → {flip['b']:.2f})")
+
+
+def _suite_warning(report: dict[str, Any], comparison: dict[str, Any]) -> str:
+    suites = {run["label"]: run["suite"] for run in report["runs"]}
+    a, b = comparison["a"], comparison["b"]
+    return (
+        f"{b} is a run of suite {suites[b]!r} and {a} of {suites[a]!r}: samples are paired by id, "
+        "which may name different tasks in different suites"
+    )
 
 
 def _table(columns: list[str], rows: list[list[str]], classes: list[str] | None = None) -> str:
@@ -125,6 +132,11 @@ def render_comparison_html(report: dict[str, Any]) -> str:
         sections.append(
             f"<h2>{escape(comparison['b'])} vs {escape(comparison['a'])} "
             f"<small>({comparison['paired']} paired samples)</small></h2>"
+            + (
+                ""
+                if comparison["same_suite"]
+                else f'<p class="bad">{escape(_suite_warning(report, comparison))}</p>'
+            )
             + _table(
                 PAIR_COLUMNS, [row for row, _ in rows], ["sig" if flagged else "" for _, flagged in rows]
             )

@@ -73,9 +73,12 @@ def paired_difference(a: Sequence[float], b: Sequence[float]) -> dict[str, Any]:
 
 
 def mcnemar(a_right: Sequence[bool], b_right: Sequence[bool]) -> dict[str, Any]:
-    """McNemar's exact test on paired right/wrong outcomes: only the samples that flipped count."""
+    """McNemar's exact test on paired right/wrong outcomes: only the samples that flipped count (no
+    p-value without pairs: nothing was tested)."""
     only_a = sum(1 for x, y in zip(a_right, b_right, strict=True) if x and not y)
     only_b = sum(1 for x, y in zip(a_right, b_right, strict=True) if y and not x)
     flips = only_a + only_b
+    if not a_right:
+        return {"only_a_right": 0, "only_b_right": 0, "p": None}
     p = float(stats.binomtest(only_a, flips, 0.5).pvalue) if flips else 1.0
     return {"only_a_right": only_a, "only_b_right": only_b, "p": round(p, 4)}

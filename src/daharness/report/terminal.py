@@ -82,7 +82,8 @@ def print_integrity(console: Console, report: dict[str, Any]) -> None:
         )
     line += f" · {failures} agent failures scored 0" if failures else ""
     line += f" · [yellow]{suspicious} samples with suspicious actions[/]" if suspicious else ""
-    console.print(line)
+    if errors or failures or suspicious:  # else the accuracy line above already gives the mean score
+        console.print(line)
     for row in report.get("integrity", [])[:10]:
         what = [row["failure"]] if row["failure"] else []
         what += [flag["detail"] for flag in row["suspicious"][:3]]
@@ -97,12 +98,15 @@ def print_validation(console: Console, suite: str, mode: str, results: list[Any]
         table.add_column(column)
     for result in results:
         below = sum(value < (result.reference_score or 0) for value in result.mutations.values())
-        allowed = getattr(result, "allowed", {})
-        kept = sum(value >= (result.reference_score or 0) for value in allowed.values())
+        kept = sum(value >= (result.reference_score or 0) for value in result.allowed.values())
         reference = "—" if result.reference_score is None else f"{result.reference_score:.3f}"
         verdict = "[green]ok[/]" if result.ok else "[red]" + escape("; ".join(result.problems)) + "[/]"
         table.add_row(
-            result.task_id, reference, f"{below}/{len(result.mutations)}", f"{kept}/{len(allowed)}", verdict
+            result.task_id,
+            reference,
+            f"{below}/{len(result.mutations)}",
+            f"{kept}/{len(result.allowed)}",
+            verdict,
         )
     console.print(table)
     failed = [r.task_id for r in results if not r.ok]

@@ -70,10 +70,8 @@ class ViewedRun:
         return next((r for r in self.records.values() if file_safe(r.id) == name), None)
 
     def trajectory(self, record: SampleRecord) -> TrajectoryFile | None:
-        try:
-            return self.run.read_trajectory(record.id)
-        except UserError:
-            return None
+        """The sample's trajectory, None when none was saved (UserError when the file is unreadable)."""
+        return self.run.read_trajectory(record.id)
 
     def ordered(self) -> list[SampleRecord]:
         """The samples in the report's order (numeric ids numerically)."""

@@ -14,6 +14,7 @@ from pygments import highlight
 from pygments.formatters import HtmlFormatter
 from pygments.lexers import get_lexer_by_name
 
+from daharness.core.errors import UserError
 from daharness.core.record import SampleRecord
 from daharness.core.registry import families
 from daharness.core.runlog import file_safe
@@ -267,7 +268,11 @@ def _score(record: SampleRecord) -> str:
 
 
 def sample_page(run: ViewedRun, record: SampleRecord) -> str:
-    trajectory = run.trajectory(record)
+    no_steps = "<p>No trajectory saved.</p>"
+    try:
+        trajectory = run.trajectory(record)
+    except UserError as exc:  # one damaged file must not hide the run; the page says what is wrong
+        trajectory, no_steps = None, f"<p>The trajectory could not be read: {escape(str(exc))}</p>"
     steps = trajectory.steps if trajectory else []
     first_call = next((i for i, s in enumerate(steps) if isinstance(s, ModelCall)), None)
     rendered = "".join(_step(run, record, i + 1, s, i == first_call) for i, s in enumerate(steps))
@@ -295,7 +300,7 @@ def sample_page(run: ViewedRun, record: SampleRecord) -> str:
     body = (
         f'<h1>sample {escape(record.id)} <span class="verdict {verdict(record)}">{verdict(record)}</span></h1>'
         f"<p class=sub>{escape(facts)}</p>{request}"
-        f'<h2>Trajectory <small>({len(steps)} steps)</small></h2><div id="steps">{rendered or "<p>No trajectory saved.</p>"}</div>'
+        f'<h2>Trajectory <small>({len(steps)} steps)</small></h2><div id="steps">{rendered or no_steps}</div>'
         f"<h2>Final answer</h2>{answer_html}{_score(record)}"
         + (f"<h2>Files the agent left</h2><ul>{files}</ul>{_images(run, record, not_shown)}" if saved else "")
     )

@@ -16,6 +16,7 @@ from urllib.parse import unquote, urlsplit
 
 from daharness.core.errors import UserError
 from daharness.core.runlog import file_safe
+from daharness.report.build import cannot_write
 from daharness.view.model import ViewedRun, open_runs
 from daharness.view.pages import index_page, sample_page
 
@@ -46,8 +47,16 @@ class ViewSite:
 
     def export(self, out: Path) -> int:
         """Write every page (and the runs' saved files) under `out`; the number of pages written."""
+        if out.exists() and not out.is_dir():
+            raise UserError(f"{out}: not a folder")
         if out.exists() and any(out.iterdir()) and not (out / "index.html").is_file():
             raise UserError(f"{out}: folder exists, is not empty and holds no exported view")
+        try:
+            return self._write(out)
+        except OSError as exc:
+            raise cannot_write(Path(exc.filename) if exc.filename else out, exc) from None
+
+    def _write(self, out: Path) -> int:
         out.mkdir(parents=True, exist_ok=True)
         (out / "index.html").write_text(index_page(self.runs), encoding="utf-8")
         pages = 1
