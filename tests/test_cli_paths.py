@@ -25,14 +25,15 @@ def test_an_output_path_that_is_a_folder_or_under_a_file_is_named(tmp_path: Path
     a_file.write_text("x")
     folder = tmp_path / "folder"
     folder.mkdir()
-    assert f"error: {folder}: Is a directory" in _one_line_error(
+    assert f"error: {folder}: cannot write (Is a directory)" in _one_line_error(
         ["compare", str(OLD_RUN), str(OLD_RUN), "--json", str(folder)]
     )
-    assert f"error: {a_file}: Not a directory" in _one_line_error(
+    assert f"error: {a_file}: not a folder" in _one_line_error(
         ["view", str(OLD_RUN), "--export", str(a_file)]
     )
-    assert f"error: {a_file}: File exists" in _one_line_error(
-        ["export", str(OLD_RUN), str(a_file / "log.eval")]
+    assert (
+        f"error: {a_file / 'log.eval'}: cannot write (a file stands where a folder is needed)"
+        in _one_line_error(["export", str(OLD_RUN), str(a_file / "log.eval")])
     )
     assert a_file.read_text() == "x"
 

@@ -726,14 +726,6 @@ def main() -> None:
     except typer.Abort:
         err.print("aborted")
         sys.exit(1)
-    except OSError as exc:
-        if exc.filename is None:  # not about a path the user named: a fault of ours, with its traceback
-            raise
-        # a path the user gave that cannot be written or read (a file where a folder should be, ...)
-        if _debug["on"]:
-            traceback.print_exc()
-        _error_line(f"{exc.filename}: {exc.strerror or exc}")
-        sys.exit(2)
     sys.exit(code if isinstance(code, int) else 0)
 
 
