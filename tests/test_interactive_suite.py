@@ -154,4 +154,4 @@ def test_validate_command(tmp_path: Path) -> None:
         capture_output=True, text=True, check=False,
     )  # fmt: skip
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
-    assert "3 of 3 tasks pass" in done.stdout and "(corrected)" in done.stdout
+    assert "3 of 3 tasks pass" in done.stdout and "validation (interactive corrected)" in done.stdout

@@ -172,3 +172,15 @@ def test_builtin_workflow_suite_has_references_and_every_app() -> None:
     assert all(task.reference is not None for task in suite.tasks)
     assert {task.metadata.subcategory for task in suite.tasks} == {"excel", "dbt", "jupyter"}
     assert shutil.which("dbt") or Path(sys.executable).with_name("dbt").exists()
+
+
+def test_validating_a_suite_where_nothing_can_run_is_an_error_not_a_pass(tmp_path: Path) -> None:
+    _task_folder(tmp_path, "cloud", config=[{"type": "bigquery_init", "parameters": {}}])
+    done = subprocess.run(
+        [sys.executable, "-m", "daharness", "validate", "--suite", f"spider2v:{tmp_path}"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert "no task to check (1 unsupported" in done.stderr and "0 of 0" not in done.stdout

@@ -65,7 +65,9 @@ def test_validate_passes_on_the_builtin_suite() -> None:
         capture_output=True, text=True, check=False,
     )  # fmt: skip
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
-    assert "tasks pass" in done.stdout
+    count = len(load_suite("workspace").tasks)
+    assert f"{count} of {count} tasks pass" in done.stdout and count >= 32
+    assert "workspace: validation (workspace corrected)" in done.stdout
 
 
 @pytest.mark.parametrize(

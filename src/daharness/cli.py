@@ -113,7 +113,9 @@ def _scoring(
 
 
 def _interactive(tasks: Any, mode: InteractiveMode) -> InteractiveMode | None:
-    return mode if any(task.family == "interactive" for task in tasks) else None
+    from daharness.core.registry import task_mode_groups
+
+    return mode if "interactive" in task_mode_groups(tasks) else None
 
 
 @app.command()
@@ -536,6 +538,7 @@ def validate(
     workflow suites: the untouched state scores 0 and a single gold file scores 1."""
     from concurrent.futures import ThreadPoolExecutor
 
+    from daharness.core.registry import task_mode_groups
     from daharness.report.terminal import print_validation
     from daharness.runs.runner import select_tasks
     from daharness.sandbox import check_backend
@@ -545,14 +548,22 @@ def validate(
     check_backend("bwrap")
     loaded = load_suite(suite)
     tasks = select_tasks(loaded.tasks, ids=_id_list(ids), limit=None)
+    if not tasks:  # e.g. an official suite whose every task needs what this machine cannot give
+        why = (
+            f" ({len(loaded.unsupported)} unsupported: `daharness suites check {suite}` lists why)"
+            if loaded.unsupported
+            else ""
+        )
+        raise UserError(f"{loaded.name}: no task to check{why}")
     scoring = _scoring(mode, workspace_mode, _interactive(tasks, interactive_mode))
-    if tasks and all(task.family == "workflow" for task in tasks):
+    if all(task.family == "workflow" for task in tasks):
         _validate_workflow(loaded, tasks, scoring, concurrency, json_path)
         return
     with ThreadPoolExecutor(max_workers=concurrency) as pool:
         results = list(pool.map(lambda task: validate_task(task, scoring=scoring), tasks))
-    shown = interactive_mode if _interactive(tasks, interactive_mode) else workspace_mode
-    print_validation(out, loaded.name, shown.value, results)
+    used = task_mode_groups(tasks)
+    shown = ", ".join(f"{group} {mode}" for group, mode in sorted(scoring.modes.items()) if group in used)
+    print_validation(out, loaded.name, shown or "no scoring modes", results)
     if any(not result.ok for result in results):
         raise typer.Exit(1)
 

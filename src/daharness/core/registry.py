@@ -141,6 +141,16 @@ def mode_groups() -> dict[str, ModeGroup]:
     return groups
 
 
+def task_mode_groups(tasks: Any) -> set[str]:
+    """The mode groups whose run-level setting decides how some of these tasks score."""
+    return {
+        entry.modes.name
+        for task in tasks
+        for spec in task.scorers
+        if (entry := scorers.get(spec.name)).modes is not None
+    }
+
+
 # ---- agents -------------------------------------------------------------------------------------------
 
 
