@@ -96,6 +96,7 @@ def test_score_cli_writes_the_official_json_layout(tmp_path: Path) -> None:
     [
         ('{"id": 0, "response": "@mean[1]"}\nnot json\n', "responses.jsonl:2: not valid JSON"),
         ('{"id": 0, "reply": "x"}\n', "responses.jsonl:1: missing field 'response'"),
+        ('{"id": 999, "response": "@mean[1]"}\n', "responses.jsonl: no response id names a question"),
     ],
 )
 def test_bad_response_files_give_one_line_errors(tmp_path: Path, content: str, message: str) -> None:
@@ -121,3 +122,28 @@ def test_score_refuses_a_suite_that_is_not_closed_form(tmp_path: Path) -> None:
     assert done.stderr.strip() == (
         "error: --suite workspace: not a closed-form suite; --responses rescoring needs @name[value] answers"
     )
+
+
+def test_responses_naming_no_question_are_listed_as_a_warning(tmp_path: Path) -> None:
+    responses = tmp_path / "responses.jsonl"
+    responses.write_text((MINI / "responses.jsonl").read_text() + '{"id": 999, "response": "@mean[1]"}\n')
+    done = subprocess.run(
+        [sys.executable, "-m", "daharness", "score", "--questions", str(MINI / "questions.jsonl"),
+         "--labels", str(MINI / "labels.jsonl"), "--responses", str(responses), "--mode", "strict"],
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "60.00%" in done.stdout  # the figures of the matching responses are unchanged
+    assert "responses naming no question (2): 99, 999" in done.stderr  # the fixture has one of its own
+
+
+def test_rescoring_dacode_outputs_from_a_folder_that_is_not_there_is_refused(tmp_path: Path) -> None:
+    tasks, evals = tmp_path / "tasks.jsonl", tmp_path / "eval.jsonl"
+    tasks.write_text(""), evals.write_text("")
+    done = subprocess.run(
+        [sys.executable, "-m", "daharness", "score", "--dacode-tasks", str(tasks), "--dacode-eval", str(evals),
+         "--gold", str(tmp_path), "--outputs", str(tmp_path / "no-such-outputs")],
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert done.stderr.strip() == f"error: --outputs {tmp_path / 'no-such-outputs'}: not a folder"

@@ -63,6 +63,16 @@ def rescore_dabench(
     else:
         raise UserError("name the questions with --questions and --labels, or a built-in --suite")
     answers = read_responses(responses)
+    unknown = sorted(set(answers) - {task.id for task in tasks})
+    if unknown and len(unknown) == len(answers):  # the wrong file, or another benchmark's ids
+        raise UserError(
+            f"{responses}: no response id names a question of these tasks (first: {unknown[0]!r})"
+        )
+    warnings = (
+        [f"{responses}: responses naming no question ({len(unknown)}): {', '.join(unknown[:5])}"]
+        if unknown
+        else []
+    )
     results = []
     for task in tasks:
         score = score_closed_form(task, answers.get(task.id), mode=mode)  # type: ignore[arg-type]
@@ -71,7 +81,7 @@ def rescore_dabench(
                 task.id, score.details, score.excluded, task.metadata.concepts, task.metadata.level
             )
         )
-    return dabench_figures(results), [w for task in tasks for w in task.warnings]
+    return dabench_figures(results), warnings + [w for task in tasks for w in task.warnings]
 
 
 def rescore_dacode(
@@ -92,6 +102,8 @@ def rescore_dacode(
     scorer that fails (e.g. a gold file the benchmark lacks) scores 0 with the error."""
     from daharness.tasks.dacode import load_dacode
 
+    if not outputs_dir.is_dir():  # every task would score 0 for a mistyped path
+        raise UserError(f"--outputs {outputs_dir}: not a folder")
     tasks = load_dacode(
         tasks_file,
         eval_file,
