@@ -81,3 +81,14 @@ def test_scoring_of_agent_files_is_bounded_in_size_memory_and_time(tmp_path: Pat
     assert scores["endless"]["value"] == 0.0
     assert scores["endless"]["explanation"].startswith("scoring stopped: it took longer than 5 s")
     assert scores["fine"]["value"] == 1.0 and scores["fine"]["explanation"].startswith("read ")
+
+
+def test_only_families_that_read_no_file_are_scored_in_the_harness_process() -> None:
+    from helpers import closed_task
+
+    from daharness.runs.bounded_scoring import _reads_files
+
+    workspace = load_suite("workspace").tasks[0]
+    unknown = closed_task([("n", "1")]).model_copy(update={"family": "from-a-plugin-not-installed"})
+    assert not _reads_files(closed_task([("n", "1")]))  # @name[value] answers only
+    assert _reads_files(workspace) and _reads_files(unknown)  # files, or nothing known: bounded

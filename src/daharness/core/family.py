@@ -41,6 +41,9 @@ class FamilyBase:
 
     title = ""
     mode_group: str | None = None  # the scoring mode group whose choice the family's tables name
+    # False when the family's scorers read the answer text only, never a file: the harness then scores in
+    # its own process (nothing hostile to bound, and a worker's imports would only cost time)
+    reads_files = True
 
     def figures(self, records: list[SampleRecord]) -> dict[str, Any] | None:
         """The family's figures of a run (report.json `families.<name>`), from its latest records."""

@@ -129,6 +129,7 @@ class ClosedFormFamily(FamilyBase):
 
     mode_group = "closed_form"
     title = "closed-form (InfiAgent-DABench)"
+    reads_files = False
 
     def figures(self, records: list[SampleRecord]) -> dict[str, Any] | None:
         return dabench_figures(question_results(records))

@@ -20,7 +20,7 @@ from typing import Any
 
 from daharness.core.backend import SkippedEntry, Snapshot
 from daharness.core.limits import Limits
-from daharness.core.registry import scorers
+from daharness.core.registry import families, scorers
 from daharness.core.runlog import ScoringSettings
 from daharness.core.score import Score
 from daharness.core.submission import Submission
@@ -29,9 +29,10 @@ from daharness.runs.score_worker import score_in_worker
 from daharness.sandbox.workspace import display_name
 from daharness.scoring import score_submission
 
-# families whose scorers read the answer text only, never a file: nothing hostile to bound, and a worker
-# (its imports take seconds) would only cost time
-ANSWER_ONLY_FAMILIES = frozenset({"closed_form"})
+
+def _reads_files(task: Task) -> bool:
+    """Whether the task's family scores files (`FamilyBase.reads_files`); unknown families do."""
+    return task.family not in families or families.get(task.family).impl.reads_files
 
 
 class ScoringFailed(RuntimeError):
@@ -43,7 +44,7 @@ def score_within_limits(
 ) -> Score:
     withheld = _oversized(snapshot, limits.score_file_mb << 20)
     readable = _without(snapshot, withheld) if snapshot is not None and withheld else snapshot
-    if readable is None or not readable.changed or task.family in ANSWER_ONLY_FAMILIES:
+    if readable is None or not readable.changed or not _reads_files(task):
         score = score_submission(task, submission, readable, settings)
     else:
         score = _score_in_child(task, submission, readable, settings, limits)
