@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import json
 import math
-import re
 import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -30,8 +29,8 @@ from typing import Any
 import pandas as pd
 
 from daharness.core.task import ScorerSpec
+from daharness.scoring.plain_number import PLAIN_NUMBER
 
-_NUMBER = re.compile(r"\s*[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?\s*")
 _DEFAULT_TOLERANCE = 1e-2
 Change = Callable[[Any], Any]  # one value -> its changed version (the same value when it does not apply)
 
@@ -80,7 +79,7 @@ def _text(change: Callable[[str], str]) -> Change:
     """`change` applied to text values only (not numbers written as text, not empty cells)."""
 
     def apply(value: Any) -> Any:
-        if isinstance(value, str) and value.strip() and not _NUMBER.fullmatch(value):
+        if isinstance(value, str) and value.strip() and not PLAIN_NUMBER.fullmatch(value.strip()):
             return change(value)
         return value
 
@@ -169,12 +168,14 @@ def _round_file(path: Path, tolerance: float) -> bool:
     kind = path.suffix.lower()
     if kind == ".csv":
         frame = _read_text_csv(path)
-        numbers = [float(v) for v in frame.to_numpy().ravel() if _NUMBER.fullmatch(v) and "." in v]
+        numbers = [
+            float(v) for v in frame.to_numpy().ravel() if PLAIN_NUMBER.fullmatch(v.strip()) and "." in v
+        ]
         digits = _rounding(numbers, tolerance)
         if digits is None:
             return False
         rounded = frame.map(
-            lambda v: repr(round(float(v), digits)) if _NUMBER.fullmatch(v) and "." in v else v
+            lambda v: repr(round(float(v), digits)) if PLAIN_NUMBER.fullmatch(v.strip()) and "." in v else v
         )
         return _write_if_changed(path, frame, rounded)
     if kind == ".json":

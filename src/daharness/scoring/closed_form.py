@@ -37,13 +37,13 @@ from daharness.core.score import Score
 from daharness.core.scoring import NoOptions, ScoringContext
 from daharness.core.task import Task
 from daharness.scoring.modes import CLOSED_FORM_MODES
+from daharness.scoring.plain_number import PLAIN_NUMBER
 
 Mode = Literal["strict", "normalized"]
 MODES: tuple[Mode, ...] = ("strict", "normalized")
 
 OFFICIAL_PATTERN = re.compile(r"@(\w+)\[(.*?)\]")
 _ANSWER_START = re.compile(r"@(\w+)\[")
-_NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
 _GROUPED = re.compile(r"[+-]?\d{1,3}(?:,\d{3})+(?:\.\d+)?")  # thousands separators
 _PERCENT_WORDS = re.compile(r"percent|pct|%")
 _PLACEHOLDER = re.compile(r"@(\w+)\[([^\]]*)\]")
@@ -146,7 +146,7 @@ def _as_number(value: str) -> Decimal | None:
     value = value.replace("\u2212", "-")  # the Unicode minus
     if _GROUPED.fullmatch(value):
         value = value.replace(",", "")
-    if not _NUMBER.fullmatch(value):
+    if not PLAIN_NUMBER.fullmatch(value):
         return None
     return Decimal(value)
 

@@ -9,7 +9,6 @@ become its inputs (labels compared by value, numbers checked) and the few rules 
 from __future__ import annotations
 
 import math
-import re
 from typing import Any, Literal
 
 import numpy as np
@@ -28,6 +27,8 @@ from sklearn.metrics import (
     silhouette_score,
 )
 
+from daharness.scoring.plain_number import PLAIN_NUMBER
+
 Mode = Literal["corrected", "compat"]
 MODES: tuple[Mode, ...] = ("corrected", "compat")
 Average = Literal["weighted", "macro", "micro", "binary"]
@@ -36,6 +37,7 @@ METRICS = (
     "f1", "accuracy", "r2", "silhouette", "roc_auc", "logloss", "quadratic_weighted_kappa",
     "mae", "rmse", "rmsle", "medae", "smape",
 )  # fmt: skip
+
 LOWER_IS_BETTER = frozenset({"mae", "rmse", "rmsle", "medae", "smape", "logloss"})
 # Names used by DA-Code's task configs; logloss_class is the class-balanced log loss.
 OFFICIAL_NAMES = {"roc_auc_score": "roc_auc", "logloss_total": "logloss", "logloss_class": "logloss"}
@@ -44,7 +46,6 @@ MULTI_COLUMN = frozenset({"r2", "mae", "rmse", "rmsle", "medae", "smape", "roc_a
 SILHOUETTE_SAMPLE = 6000
 PROBABILITY_EPS = 1e-15
 
-_NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
 _MISSING = "<missing>"
 
 
@@ -112,7 +113,7 @@ def _label(value: Any) -> str | None:
     text = str(value).strip().casefold()
     if text in ("true", "false"):
         return "1" if text == "true" else "0"
-    if _NUMBER.fullmatch(text):
+    if PLAIN_NUMBER.fullmatch(text):
         return _label(float(text))
     return text if text not in ("", "nan") else None
 

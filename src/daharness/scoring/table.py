@@ -58,7 +58,6 @@ from __future__ import annotations
 
 import math
 import numbers
-import re
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -75,6 +74,7 @@ from daharness.core.scoring import ScoringContext
 from daharness.scoring.exactness import TextRules, text_key
 from daharness.scoring.modes import WORKSPACE_MODES
 from daharness.scoring.outputs import OutputFileOptions, nothing_collected
+from daharness.scoring.plain_number import PLAIN_NUMBER
 
 Mode = Literal["corrected", "compat"]
 ScoreRule = Literal["all", "divide"]
@@ -88,8 +88,6 @@ OFFICIAL_TIMEOUT_S = 10.0
 OFFICIAL_SCORE_RULE: ScoreRule = "divide"
 CORRECTED_TOLERANCE = 1e-2
 CORRECTED_SCORE_RULE: ScoreRule = "all"
-
-_NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
 
 
 class ComparisonTimeout(Exception):
@@ -392,7 +390,7 @@ def _cell(value: Any, rules: TableOptions) -> float | str | None:
     text = value.hex() if isinstance(value, bytes) else str(value)
     if not text.strip():
         return None
-    if _NUMBER.fullmatch(text.strip()):
+    if PLAIN_NUMBER.fullmatch(text.strip()):
         return float(text)
     return text_key(
         text, case_sensitive=rules.case_sensitive, whitespace_sensitive=rules.whitespace_sensitive

@@ -74,6 +74,7 @@ from daharness.core.scoring import ScoringContext
 from daharness.scoring.exactness import TextRules, text_key
 from daharness.scoring.modes import WORKSPACE_MODES
 from daharness.scoring.outputs import nothing_collected
+from daharness.scoring.plain_number import PLAIN_NUMBER
 
 Mode = Literal["corrected", "compat"]
 MODES: tuple[Mode, ...] = ("corrected", "compat")
@@ -82,7 +83,6 @@ ScoreRule = Literal["all", "fraction"]
 _OBJECT_SPAN = re.compile(r"\{.*\}", re.DOTALL)
 _LIST_SPAN = re.compile(r"\[.*\]", re.DOTALL)
 _FENCE = re.compile(r"```[\w+-]*\s*(.*?)\s*```", re.DOTALL)
-_NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
 FORGIVING = TextRules()  # case and surrounding whitespace do not count
 _LITERAL_NAMES = {"true": True, "false": False, "null": None, "True": True, "False": False, "None": None}
 # The official evaluator reads the answer from files when the answer text ends with one of these.
@@ -194,7 +194,7 @@ def _as_number(value: Any) -> float | None:
         return None
     if isinstance(value, int | float):
         return float(value)
-    if isinstance(value, str) and _NUMBER.fullmatch(value.strip()):
+    if isinstance(value, str) and PLAIN_NUMBER.fullmatch(value.strip()):
         return float(value)
     return None
 
