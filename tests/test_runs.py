@@ -15,7 +15,9 @@ from helpers import group_processes, sandbox_groups, wait_until
 
 from daharness.agents import make_agent
 from daharness.core.errors import UserError
+from daharness.core.limits import Limits
 from daharness.core.runlog import ScoringSettings
+from daharness.runs.pipeline import SandboxSettings
 from daharness.runs.rundir import RunDir
 from daharness.runs.runner import run_suite
 from daharness.suites import load_suite
@@ -123,6 +125,27 @@ def test_a_folder_holding_another_run_is_refused(tmp_path: Path) -> None:
     run_suite(suite, agent, tmp_path / "r", ids=["1"])
     with pytest.raises(UserError, match="holds a different run"):
         run_suite(suite, agent, tmp_path / "r", ids=["1"], scoring=STRICT)
+
+
+def test_a_resume_under_other_sandbox_limits_is_refused_and_the_same_command_starts_a_new_run(
+    tmp_path: Path,
+) -> None:
+    """Samples resumed with more memory or a longer timeout would not be scored under the conditions
+    run.json records; without --out such a command starts its own run instead of joining the old one."""
+    suite, agent = load_suite(SUITE), make_agent("reference")
+    run_suite(suite, agent, tmp_path / "r", ids=["1", "5"])  # 5 is an error: the run is unfinished
+    longer = SandboxSettings(limits=Limits(step_timeout_s=300.0))
+    with pytest.raises(UserError, match=r"sandbox limit step_timeout_s = 120\.0, now 300\.0"):
+        run_suite(suite, agent, tmp_path / "r", ids=["1", "5"], sandbox=longer)
+    assert [r["id"] for r in _records(tmp_path / "r")] == ["1", "5"]  # nothing was added to it
+
+    command = _cli("run", "--suite", SUITE, "--agent", "reference", "--ids", "1,5")
+    for extra in ([], ["--step-timeout", "300"], ["--step-timeout", "300"]):
+        done = subprocess.run([*command, *extra], cwd=tmp_path, capture_output=True, text=True)
+        assert "Traceback" not in done.stderr and " runs/" in done.stderr, done.stderr
+    runs = sorted(path for path in (tmp_path / "runs").iterdir() if path.is_dir())
+    attempts = [[r["attempt"] for r in _records(path) if r["id"] == "5"] for path in runs]
+    assert attempts == [[1], [1, 2]]  # the third command resumed the second run, not the first
 
 
 def test_an_out_path_that_cannot_hold_a_run_is_a_one_line_error(tmp_path: Path) -> None:

@@ -79,6 +79,25 @@ class RunSpec(BaseModel):
         dumped = self.model_dump(mode="json")
         return {key: dumped[key] for key in IDENTITY_KEYS}
 
+    def conflicts_with(self, wanted: RunSpec) -> str | None:
+        """Why a run recorded as `self` cannot be resumed by a command that makes `wanted`, or None.
+
+        Suite, agent and scoring must be equal, and so must the sandbox's backend and limits: samples
+        resumed under other limits (more memory, a longer timeout) would be scored under other conditions
+        than the run records. Limits a run made by an older daharness did not record are not compared."""
+        existing, new = self.identity(), wanted.identity()
+        for key in IDENTITY_KEYS:
+            if existing[key] != new[key]:
+                return f"{key} = {existing[key]!r}, now {new[key]!r}"
+        old_backend, new_backend = self.sandbox.get("backend"), wanted.sandbox.get("backend")
+        if old_backend is not None and old_backend != new_backend:
+            return f"sandbox backend = {old_backend!r}, now {new_backend!r}"
+        old_limits, new_limits = self.sandbox.get("limits") or {}, wanted.sandbox.get("limits") or {}
+        for name in sorted(old_limits.keys() & new_limits.keys()):
+            if old_limits[name] != new_limits[name]:
+                return f"sandbox limit {name} = {old_limits[name]!r}, now {new_limits[name]!r}"
+        return None
+
 
 class TrajectoryFile(BaseModel):
     """`trajectories/<id>.json`: the last attempt's events and final answer."""

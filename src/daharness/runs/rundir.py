@@ -21,7 +21,7 @@ from pydantic_core import PydanticSerializationError
 from daharness.core.backend import Snapshot
 from daharness.core.errors import UserError, located
 from daharness.core.record import SampleRecord
-from daharness.core.runlog import IDENTITY_KEYS, RunSpec, TrajectoryFile, file_safe
+from daharness.core.runlog import RunSpec, TrajectoryFile, file_safe
 from daharness.jsonl import read_json, read_text
 from daharness.sandbox.workspace import copy_file, display_name
 
@@ -43,13 +43,12 @@ class RunDir:
         run = cls(root)
         run_file = root / RUN_FILE
         if run_file.exists():
-            existing, wanted = run.spec().identity(), spec.identity()
-            for key in IDENTITY_KEYS:
-                if existing[key] != wanted[key]:
-                    raise UserError(
-                        f"{run_file}: this folder holds a different run ({key} = {existing[key]!r}, "
-                        f"now {wanted[key]!r}); choose another --out"
-                    )
+            conflict = run.spec().conflicts_with(spec)
+            if conflict:
+                raise UserError(
+                    f"{run_file}: this folder holds a different run ({conflict}); "
+                    "resume with the same settings or choose another --out"
+                )
         else:
             if root.exists() and not root.is_dir():
                 raise UserError(f"{root}: not a folder; choose another --out")

@@ -17,7 +17,7 @@ from daharness import __version__
 from daharness.core.agent import Agent
 from daharness.core.errors import UserError
 from daharness.core.limits import Limits
-from daharness.core.runlog import IDENTITY_KEYS, RunSpec, ScoringSettings
+from daharness.core.runlog import RunSpec, ScoringSettings
 from daharness.core.suite import Suite
 from daharness.core.task import Task
 from daharness.models import ModelFatalError
@@ -57,19 +57,17 @@ def default_run_dir(suite: str, agent: str, root: Path = RUNS_ROOT) -> Path:
 
 
 def unfinished_run_dir(spec: RunSpec, wanted: set[str], root: Path = RUNS_ROOT) -> Path | None:
-    """The newest run under `root` made with the same suite, agent and scoring that still lacks some of
-    the `wanted` sample ids: running the same command without --out resumes it."""
+    """The newest run under `root` made with the same suite, agent, scoring and sandbox limits that still
+    lacks some of the `wanted` sample ids: running the same command without --out resumes it."""
     suffix = _dir_suffix(spec.suite["name"], spec.agent["name"])
-    identity = spec.identity()
     for candidate in sorted(root.glob(f"*-{suffix}"), reverse=True):
         if not (candidate / RUN_FILE).is_file():
             continue
         run = RunDir(candidate)
         try:
-            existing = run.spec().identity()
+            if run.spec().conflicts_with(spec):
+                continue
         except UserError:
-            continue
-        if any(existing[key] != identity[key] for key in IDENTITY_KEYS):
             continue
         if not wanted <= run.finished_ids():
             return candidate
