@@ -9,8 +9,7 @@ from pathlib import Path
 from helpers import cli
 
 from daharness.core.limits import Limits
-from daharness.sandbox import cgroups
-from daharness.sandbox.isolation import describe_isolation
+from daharness.sandbox import cgroups, describe_isolation
 
 RUNNABLE = Path(__file__).parent / "fixtures" / "runnable" / "questions.jsonl"
 
@@ -38,9 +37,9 @@ def test_unsafe_local_says_it_is_not_contained() -> None:
     assert report["limits"]["processes"] == {
         "scope": "process",
         "via": "rlimits",
-        "limit": "none (unsafe-local)",
+        "limit": "none (not contained)",
     }
-    assert report["limits"]["tmpfs"] == "the host's /tmp (unsafe-local)"
+    assert report["limits"]["tmpfs"] == "the host's /tmp (not contained)"
 
 
 def test_run_json_keeps_the_isolation_of_the_limits_the_run_used(tmp_path: Path) -> None:
@@ -59,3 +58,28 @@ def test_run_json_keeps_the_isolation_of_the_limits_the_run_used(tmp_path: Path)
     assert isolation["limits"]["workspace"] == "2048 MB and 77 files added, watched by the host"
     if "cpu" in cgroups.hierarchies():
         assert isolation["limits"]["cpu"]["limit"] == "an equal share per sandbox, at most 1.5 CPUs"
+
+
+def test_a_backend_that_does_not_describe_its_isolation_is_credited_with_none() -> None:
+    """A plugin backend that runs the same kernel elsewhere must not inherit the built-in sandboxes'
+    claims (cgroups, rlimits): doctor and run.json say its limits are its own and not described."""
+    from rich.console import Console
+
+    from daharness.core.registry import backend
+    from daharness.report.terminal import print_isolation
+    from daharness.sandbox import KernelSandbox, describe_isolation
+
+    @backend("test-undescribed-elsewhere")
+    class Elsewhere(KernelSandbox):
+        def launch(self):  # type: ignore[no-untyped-def]  # never started here
+            raise NotImplementedError
+
+    report = describe_isolation("test-undescribed-elsewhere", Limits(memory_mb=777))
+    assert report["isolated"] is None and report["values"]["memory_mb"] == 777
+    assert set(report["limits"]) == {"all"} and "cgroups" not in report
+    console = Console(record=True, width=120)
+    print_isolation(console, report)
+    text = console.export_text()
+    assert "isolation of its own, which it does not describe" in text and "rlimits" not in text
+    assert describe_isolation("unsafe-local", Limits())["isolated"] is False
+    assert describe_isolation("bwrap", Limits())["isolated"] is True

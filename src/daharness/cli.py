@@ -626,8 +626,7 @@ def doctor(
     from daharness.core.limits import Limits
     from daharness.core.registry import backends
     from daharness.report.terminal import print_isolation
-    from daharness.sandbox import cgroups
-    from daharness.sandbox.isolation import describe_isolation
+    from daharness.sandbox import cgroups, describe_isolation
     from daharness.sandbox.scratch import reap_stale
 
     if sandbox not in backends:

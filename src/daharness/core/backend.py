@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import json
 from abc import ABC, abstractmethod
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import ClassVar, Literal
+from typing import Any, ClassVar, Literal
 
+from daharness.core.limits import Limits
 from daharness.core.observation import Observation
 
 SkipKind = Literal["symlink", "hardlink", "fifo", "socket", "device", "unreadable", "over_quota"]
@@ -81,6 +82,23 @@ class SandboxBackend(ABC):
     def check(cls) -> None:
         """Raise a UserError saying why this backend cannot work on this machine (default: it can)."""
         return None
+
+    @classmethod
+    def describe_isolation(cls, limits: Limits) -> dict[str, Any]:
+        """What isolation this backend gives here and how each limit is enforced: `daharness doctor`
+        prints it and every run keeps it in run.json. `isolated` is True or False when the backend says,
+        None when it does not; `limits` maps a limit's name to {scope, via, limit} or to a sentence.
+
+        The default claims nothing: a backend that does not override it is described as enforcing its
+        limits its own way, unverified, rather than being credited with the built-in sandbox's."""
+        return {
+            "backend": cls.name,
+            "isolated": None,
+            "limits": {
+                "all": {"scope": "unknown", "via": "the backend", "limit": "not described by the backend"}
+            },
+            "values": asdict(limits),
+        }
 
     @abstractmethod
     def start(self) -> None:

@@ -184,24 +184,28 @@ def print_rescored_outputs(console: Console, figures: dict[str, Any], title: str
 
 def print_isolation(console: Console, report: dict[str, Any]) -> None:
     """`daharness doctor`: how agent code is isolated here and how each limit is enforced."""
-    backend = report["backend"]
-    if backend == "bwrap":
-        state = (
-            "[green]works[/]" if report.get("works") else f"[red]cannot run[/]: {escape(report['problem'])}"
-        )
-        console.print(
-            f"sandbox bwrap: {state} (bubblewrap {report.get('bwrap_version')}, {report.get('bwrap')})"
-        )
-        if report.get("works"):
-            console.print(f"  namespaces: {report['namespaces']}; user: {report['user']}")
+    backend = escape(report["backend"])
+    if report.get("isolated") is False:
+        console.print(f"sandbox {backend}: [bold red]no isolation[/]")
+    elif report.get("isolated") is None:
+        console.print(f"sandbox {backend}: [yellow]isolation of its own, which it does not describe[/]")
     else:
-        console.print(f"sandbox {escape(backend)}: [bold red]no isolation[/]")
+        works = report.get("works", True)
+        state = "[green]works[/]" if works else f"[red]cannot run[/]: {escape(report.get('problem', ''))}"
+        tool = (
+            f" (bubblewrap {report.get('bwrap_version')}, {report.get('bwrap')})" if "bwrap" in report else ""
+        )
+        console.print(f"sandbox {backend}: {state}{tool}")
+        if works and "namespaces" in report:
+            console.print(f"  namespaces: {report['namespaces']}; user: {report['user']}")
     table = Table(show_header=True, header_style="bold", box=None, pad_edge=False)
     for column in ("limit", "applies to", "through", "value"):
         table.add_column(column)
     for name, entry in report["limits"].items():
         if isinstance(entry, dict) and "scope" in entry:
-            scope = "the whole sandbox" if entry["scope"] == "sandbox" else "[yellow]each process[/]"
+            scope = {"sandbox": "the whole sandbox", "process": "[yellow]each process[/]"}.get(
+                entry["scope"], f"[yellow]{escape(str(entry['scope']))}[/]"
+            )
             table.add_row(name, scope, entry["via"], escape(entry["limit"]))
         elif isinstance(entry, dict):
             table.add_row(name, "the sandbox", "tmpfs size", ", ".join(f"{k} {v}" for k, v in entry.items()))

@@ -24,8 +24,7 @@ from daharness.models import ModelFatalError
 from daharness.runs.executors import ExecutorSettings, SampleExecutor, SampleJob, SampleWork, make_executor
 from daharness.runs.pipeline import SampleResult, SandboxSettings
 from daharness.runs.rundir import RUN_FILE, RunDir
-from daharness.sandbox import check_backend
-from daharness.sandbox.isolation import describe_isolation
+from daharness.sandbox import check_backend, describe_isolation
 from daharness.sandbox.scratch import process_scratch
 
 _REPORTED_PACKAGES = ("pandas", "numpy", "scipy", "scikit-learn", "pydantic", "matplotlib")

@@ -4,6 +4,8 @@ Importing this package registers its backends (`bwrap`, `unsafe-local`); `open_s
 name for a task.
 """
 
+from typing import Any
+
 from daharness.core.limits import Limits
 from daharness.core.registry import backends
 from daharness.core.task import Task
@@ -23,6 +25,11 @@ def check_backend(backend: str) -> None:
     backends.get(backend).cls.check()
 
 
+def describe_isolation(backend: str, limits: Limits) -> dict[str, Any]:
+    """What isolation the named backend gives on this machine under `limits` (its own description)."""
+    return backends.get(backend).cls.describe_isolation(limits)
+
+
 __all__ = [
     "UNSAFE_WARNING",
     "BwrapSandbox",
@@ -32,6 +39,7 @@ __all__ = [
     "SandboxError",
     "Workspace",
     "check_backend",
+    "describe_isolation",
     "kill_all_sandboxes",
     "open_sandbox",
 ]

@@ -17,12 +17,14 @@ import site
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import daharness
 from daharness.core.errors import UserError
 from daharness.core.limits import Limits
 from daharness.core.registry import backend
 from daharness.sandbox.hidden import mask_arguments
+from daharness.sandbox.isolation import kernel_limit_scopes
 from daharness.sandbox.kernel_client import KernelSandbox, Launch
 from daharness.sandbox.support import (
     SANDBOX_HOOKS,
@@ -105,6 +107,33 @@ class BwrapSandbox(KernelSandbox):
     @classmethod
     def check(cls) -> None:
         check_bwrap()
+
+    @classmethod
+    def describe_isolation(cls, limits: Limits) -> dict[str, Any]:
+        scopes = kernel_limit_scopes(limits, contained=True, sized_tmpfs=supports_tmpfs_size())
+        return {"backend": cls.name, "isolated": True, **bwrap_status(), **scopes}
+
+
+def bwrap_status() -> dict[str, Any]:
+    """Which bubblewrap this machine has, whether it works, and what a sandbox's code runs as."""
+    path = find_bwrap()
+    status: dict[str, Any] = {"bwrap": path}
+    if path:
+        done = subprocess.run([path, "--version"], capture_output=True, text=True)
+        status["bwrap_version"] = done.stdout.strip().removeprefix("bubblewrap ") or None
+    try:
+        check_bwrap()
+        status["namespaces"] = "mount, pid, network, ipc, uts" + (", user" if os.getuid() != 0 else "")
+        status["works"] = True
+    except UserError as exc:
+        status["works"] = False
+        status["problem"] = str(exc)
+    status["user"] = (
+        "a machine-wide unique unprivileged uid per sandbox"
+        if os.getuid() == 0
+        else "uid 65534 in a user namespace of its own"
+    )
+    return status
 
 
 def find_bwrap() -> str | None:

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import os
 import sys
+from typing import Any
 
+from daharness.core.limits import Limits
 from daharness.core.registry import backend
+from daharness.sandbox.isolation import kernel_limit_scopes
 from daharness.sandbox.kernel_client import KernelSandbox, Launch
 from daharness.sandbox.support import (
     common_env,
@@ -53,3 +56,8 @@ class LocalSandbox(KernelSandbox):
     @classmethod
     def check(cls) -> None:
         return None
+
+    @classmethod
+    def describe_isolation(cls, limits: Limits) -> dict[str, Any]:
+        scopes = kernel_limit_scopes(limits, contained=False, sized_tmpfs=False)
+        return {"backend": cls.name, "isolated": False, **scopes}
