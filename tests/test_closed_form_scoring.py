@@ -52,6 +52,10 @@ def test_prose_with_other_brackets_is_ignored_by_both() -> None:
         ("0.0629, 1.00", "0.06290, 1.0", False, True),  # element-wise numbers
         ("{'a': 7.170, 'B': 1}", "{'a': 7.17, 'b': 1}", False, True),  # mapping, keys case-free
         ("1.2e-10", "0.0000", True, True),
+        ("0.0000002", "0.0000001", True, False),  # strict's 1e-6 is wider than the label itself
+        ("0", "1.2e-10", True, False),
+        ("0.30000000000000004", "0.3", True, True),
+        ("0.3", "0.30000000000000004", True, True),  # a label written with float noise
         ("0.0001", "0.0000", False, False),
         (None, "1", False, False),
         ("", "", True, True),

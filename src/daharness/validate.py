@@ -6,8 +6,8 @@ a column dropped, numbers moved by 5%, the chart type or a label changed — and
 must score below the reference. In corrected mode the outputs and the final answer also get the
 mutations of what an instruction may fix (case, whitespace, order, rounding; `instruction_mutations`):
 those the task's scorer options forbid must score lower, those they allow must keep the score. A family
-may add damaged answers of its own (`FamilyBase.damaged`: a wrong letter, a dropped intent, the suite's
-decoy code...); such an answer must lower the score or, where the family reports one, the score's
+may add damaged answers of its own (`FamilyBase.damaged`: a closed-form number moved by 5%, a wrong
+letter, a dropped intent, the suite's decoy code...); such an answer must lower the score or, where the family reports one, the score's
 `accr` (Tapilot's AccR). A task that fails a check is reported; the command exits non-zero if any does.
 """
 

@@ -13,6 +13,9 @@ from daharness.core.record import SampleRecord
 from daharness.core.submission import Submission
 from daharness.core.task import Task
 
+# a sandbox holding the task's untouched files, started and closed by the `with` block
+OpenFresh = Callable[[], AbstractContextManager[SandboxBackend]]
+
 
 @dataclass(frozen=True)
 class SampleEnvironment:
@@ -21,7 +24,7 @@ class SampleEnvironment:
     a scratch folder of the harness that the agent cannot reach."""
 
     sandbox: SandboxBackend
-    open_fresh: Callable[[], AbstractContextManager[SandboxBackend]]
+    open_fresh: OpenFresh
     scratch: Path
 
 
@@ -74,7 +77,7 @@ class FamilyBase:
         self,
         task: Task,
         submission: Submission,
-        open_fresh: Callable[[], AbstractContextManager[SandboxBackend]],
+        open_fresh: OpenFresh,
         scratch: Path,
     ) -> Iterator[tuple[str, Submission]]:
         """For `daharness validate`: wrong versions of the reference's submission (a changed number, a

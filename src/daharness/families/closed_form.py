@@ -8,15 +8,19 @@ tasks. Values are rounded to 4 places and laid out like the official `*_evaluati
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any
 
 from rich.table import Table
 
-from daharness.core.family import FamilyBase
+from daharness.core.family import FamilyBase, OpenFresh
 from daharness.core.record import SampleRecord
 from daharness.core.registry import family
+from daharness.core.submission import Submission
+from daharness.core.task import Task
+from daharness.families.closed_form_damage import damaged_answers
 from daharness.report.html import card, svg_bars
 from daharness.report.html import pct as pct_html
 from daharness.report.terminal import pct
@@ -130,6 +134,12 @@ class ClosedFormFamily(FamilyBase):
     mode_group = "closed_form"
     title = "closed-form (InfiAgent-DABench)"
     reads_files = False
+
+    def damaged(
+        self, task: Task, submission: Submission, open_fresh: OpenFresh, scratch: Path
+    ) -> Iterator[tuple[str, Submission]]:
+        for name, answer in damaged_answers(list(task.gold.answers)):
+            yield name, replace(submission, answers=[answer])
 
     def figures(self, records: list[SampleRecord]) -> dict[str, Any] | None:
         return dabench_figures(question_results(records))

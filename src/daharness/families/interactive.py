@@ -24,14 +24,13 @@ from typing import Any
 from rich.table import Table
 
 from daharness.core.backend import SandboxBackend
-from daharness.core.family import FamilyBase, SampleEnvironment
+from daharness.core.family import FamilyBase, OpenFresh, SampleEnvironment
 from daharness.core.record import SampleRecord
 from daharness.core.registry import family
 from daharness.core.submission import Submission
 from daharness.core.task import Task
 from daharness.families.interactive_run import (
     HistoryFirst,
-    OpenFresh,
     code_options,
     record_of,
     reference_record,

@@ -17,14 +17,13 @@ import secrets
 import shutil
 import tempfile
 import threading
-from collections.abc import Callable
-from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from daharness.core.backend import SandboxBackend, Snapshot
 from daharness.core.errors import InfrastructureError
+from daharness.core.family import OpenFresh
 from daharness.core.observation import Observation
 from daharness.core.registry import scorers
 from daharness.core.task import Task
@@ -32,7 +31,6 @@ from daharness.scoring.interactive_code import InteractiveCodeOptions
 
 PROBE_SOURCE = (Path(__file__).with_name("interactive_probe.py")).read_text(encoding="utf-8")
 MAX_CAPTURE_BYTES = 8 << 20  # a chart capture larger than this is not read
-OpenFresh = Callable[[], AbstractContextManager[SandboxBackend]]
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,8 @@ Two modes:
 * ``normalized`` (default) fixes what is unfair in strict: values are found by bracket balance (so
   ``@x[[1, 2]]`` reads ``[1, 2]``), surrounding whitespace and quotes are ignored, strings compare
   case-insensitively, a number is compared at the precision its label is written with (label ``34.65``
-  accepts ``34.650`` and ``34.6504`` but not ``34.6``), comma-separated and bracketed lists compare
+  accepts ``34.650`` and ``34.6504`` but not ``34.6``) or within the official 1e-6, but never within more
+  than a thousandth of the label (label ``0.0000001`` does not accept ``0.0000002``), comma-separated and bracketed lists compare
   element by element (``key: value`` lists as mappings), a missing response scores 0 instead of vanishing,
   and a question with no labels is excluded as unscorable. It also closes what strict leaves open to a
   guesser and accepts what only the notation changes:
@@ -154,7 +155,9 @@ def _as_number(value: str) -> Decimal | None:
 def _numbers_match(predicted: Decimal, label: Decimal) -> bool:
     if label.as_tuple().exponent >= 0:  # type: ignore[operator]  # an integer label: integral numbers only
         return predicted == predicted.to_integral_value() and predicted == label
-    if abs(predicted - label) < Decimal("1e-6"):
+    # the official 1e-6 forgives labels written with float noise (0.30000000000000004), but never more
+    # than a thousandth of the label: for a p-value of 1e-7 it would accept any number near zero
+    if abs(predicted - label) < min(Decimal("1e-6"), abs(label) / 1000):
         return True
     step = Decimal(1).scaleb(label.as_tuple().exponent)  # type: ignore[arg-type]
     try:
