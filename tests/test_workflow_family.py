@@ -4,9 +4,11 @@ validation of a task, and the report's figures."""
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 
 import pytest
+from helpers import cli
 
 from daharness.agents.reference import ReferenceAgent
 from daharness.core.record import SampleRecord
@@ -52,6 +54,31 @@ def test_a_task_of_each_application_validates(task_id: str) -> None:
     assert result.problems == []
     assert result.initial == 0.0 and result.reference == 1.0
     assert result.gold == (None if task_id.startswith("dbt") else 1.0)
+
+
+def test_validate_checks_workflow_tasks_by_their_states_because_the_family_says_so(tmp_path: Path) -> None:
+    """The command routes by the family's declared `validation`, not by its name: the workflow table
+    (untouched state, gold file, reference) and its JSON, not the damaged-outputs table."""
+    from daharness.core.registry import families
+
+    assert families.get("workflow").impl.validation == "states"
+    assert families.get("workspace").impl.validation == "damage"
+    out = tmp_path / "validation.json"
+    done = subprocess.run(
+        cli("validate", "--suite", "workflow", "--ids", "xlsx-msft-yearly-chart", "--json", str(out)),
+        capture_output=True, text=True,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "1 of 1 supported tasks pass" in done.stdout and "mutations scored below" not in done.stdout
+    assert json.loads(out.read_text()) == {
+        "xlsx-msft-yearly-chart": {
+            "supported": True,
+            "reason": "",
+            "initial": 0.0,
+            "gold": 1.0,
+            "reference": 1.0,
+        }
+    }
 
 
 def test_nothing_the_agent_leaves_running_can_touch_the_check(tmp_path: Path) -> None:

@@ -530,16 +530,20 @@ def validate(
         int, typer.Option("--concurrency", "-j", min=1, help="Tasks checked at once.")
     ] = 2,
     json_path: Annotated[
-        Path | None, typer.Option("--json", help="workflow suites: write each task's result as JSON.")
+        Path | None,
+        typer.Option(
+            "--json", help="tasks checked by their states (workflow): write each one's result as JSON."
+        ),
     ] = None,
     debug: DebugOption = False,
 ) -> None:
     """Check every task: its reference solution scores 1 and damaged outputs score below (exit 1 if not);
-    workflow suites: the untouched state scores 0 and a single gold file scores 1."""
+    workflow tasks: the untouched state scores 0 and a single gold file scores 1."""
     from concurrent.futures import ThreadPoolExecutor
 
     from daharness.core.registry import task_mode_groups
     from daharness.report.terminal import print_validation
+    from daharness.runs.pipeline import family_hooks
     from daharness.runs.runner import select_tasks
     from daharness.sandbox import check_backend
     from daharness.suites import load_suite
@@ -556,21 +560,26 @@ def validate(
         )
         raise UserError(f"{loaded.name}: no task to check{why}")
     scoring = _scoring(mode, workspace_mode, _interactive(tasks, interactive_mode))
-    if all(task.family == "workflow" for task in tasks):
-        _validate_workflow(loaded, tasks, scoring, concurrency, json_path)
-        return
-    with ThreadPoolExecutor(max_workers=concurrency) as pool:
-        results = list(pool.map(lambda task: validate_task(task, scoring=scoring), tasks))
-    used = task_mode_groups(tasks)
-    shown = ", ".join(f"{group} {mode}" for group, mode in sorted(scoring.modes.items()) if group in used)
-    print_validation(out, loaded.name, shown or "no scoring modes", results)
-    if any(not result.ok for result in results):
+    by_states = [task for task in tasks if family_hooks(task).validation == "states"]
+    by_damage = [task for task in tasks if family_hooks(task).validation != "states"]
+    failed = False
+    if by_damage:
+        with ThreadPoolExecutor(max_workers=concurrency) as pool:
+            results = list(pool.map(lambda task: validate_task(task, scoring=scoring), by_damage))
+        used = task_mode_groups(by_damage)
+        shown = ", ".join(f"{group} {mode}" for group, mode in sorted(scoring.modes.items()) if group in used)
+        print_validation(out, loaded.name, shown or "no scoring modes", results)
+        failed = any(not result.ok for result in results)
+    if by_states:
+        failed = not _validate_states(loaded, by_states, scoring, concurrency, json_path) or failed
+    if failed:
         raise typer.Exit(1)
 
 
-def _validate_workflow(
+def _validate_states(
     loaded: Any, tasks: list[Any], scoring: Any, concurrency: int, json_path: Path | None
-) -> None:
+) -> bool:
+    """Tasks checked by their states (workflow families): untouched 0, gold 1. True when all pass."""
     from concurrent.futures import ThreadPoolExecutor
 
     from daharness.report.build import write_json
@@ -587,8 +596,7 @@ def _validate_workflow(
     if json_path is not None:
         write_json(json_path, {result.task_id: result.as_json() for result in results})
         out.print(f"wrote {json_path}")
-    if any(not result.ok for result in results):
-        raise typer.Exit(1)
+    return all(result.ok for result in results)
 
 
 class SchemaName(StrEnum):

@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from daharness.core.backend import SandboxBackend
 from daharness.core.record import SampleRecord
@@ -47,6 +47,10 @@ class FamilyBase:
     # False when the family's scorers read the answer text only, never a file: the harness then scores in
     # its own process (nothing hostile to bound, and a worker's imports would only cost time)
     reads_files = True
+    # how `daharness validate` checks the family's tasks: "damage" (the reference scores 1 and damaged
+    # outputs score lower) or "states" (the untouched state after setup scores 0 and a gold file or the
+    # reference solution 1: tasks whose result lives in what their setup built, with no output to damage)
+    validation: Literal["damage", "states"] = "damage"
 
     def figures(self, records: list[SampleRecord]) -> dict[str, Any] | None:
         """The family's figures of a run (report.json `families.<name>`), from its latest records."""

@@ -49,6 +49,7 @@ class WorkflowFamily(FamilyBase):
     """Spider2-V: success rate overall, by application, category, interface and instruction kind."""
 
     title = "workflow (Spider2-V)"
+    validation = "states"
 
     def sandbox_additions(self, task: Task) -> SandboxAdditions:
         return SandboxAdditions(path_dirs=(tools_dir(),), home_is_workdir=True)
