@@ -76,3 +76,27 @@ def test_a_hand_edited_suite_spec_is_a_one_line_error(
         (run / "run.json").write_text(json.dumps({**spec, "suite_spec": suite_spec}))
         done = _rescore(run, tmp_path / "again")
         assert done.returncode == 2 and f"run.json: field '{field}' must" in done.stderr, done.stderr
+
+
+def test_a_suite_loaded_with_options_is_loaded_again_with_the_same_ones(tmp_path: Path) -> None:
+    """run.json keeps paths as strings and flags as booleans, and rescore hands them back unchanged: a
+    DABench suite named with --labels and --tables elsewhere is rescored from those files."""
+    from daharness.suites import load_suite
+
+    fixture = Path(__file__).parent / "fixtures" / "runnable"
+    questions = shutil.copy(fixture / "questions.jsonl", tmp_path / "q.jsonl")  # no labels file beside it
+    (tmp_path / "solutions").symlink_to(fixture / "solutions")
+    options = {"labels": fixture / "labels.jsonl", "tables": fixture / "tables"}
+    spec = load_suite(f"dabench:{questions}", **options).reload_spec()
+    assert spec["options"] == {"labels": str(fixture / "labels.jsonl"), "tables": str(fixture / "tables")}
+    assert load_suite("workflow", instruction="verbose", rag=True).reload_spec()["options"] == {
+        "instruction": "verbose",
+        "rag": True,
+    }
+    run = tmp_path / "run"
+    command = [sys.executable, "-m", "daharness", "run", "--suite", f"dabench:{questions}", "--agent", "reference",
+               "--labels", str(options["labels"]), "--tables", str(options["tables"]), "--ids", "1,2", "--out", str(run)]  # fmt: skip
+    assert subprocess.run(command, capture_output=True, text=True).returncode == 0
+    done = _rescore(run, tmp_path / "again")
+    assert done.returncode == 0, done.stderr
+    assert _scores(tmp_path / "again") == _scores(run) == {"1": 1.0, "2": 1.0}

@@ -191,9 +191,11 @@ def rescore_run(source: Path, out: Path, scoring: ScoringSettings) -> RunDir:
     options = spec.suite_spec.get("options") or {}
     if not isinstance(spec.suite_spec["spec"], str):
         raise UserError(f"{source / 'run.json'}: field 'suite_spec.spec' must be a suite name or FORMAT:PATH")
-    if not isinstance(options, dict) or not all(isinstance(value, str) for value in options.values()):
-        raise UserError(f"{source / 'run.json'}: field 'suite_spec.options' must map option names to strings")
-    suite = load_suite(spec.suite_spec["spec"], **{k: Path(v) for k, v in options.items()})
+    if not isinstance(options, dict) or not all(isinstance(v, str | bool) for v in options.values()):
+        raise UserError(
+            f"{source / 'run.json'}: field 'suite_spec.options' must map option names to strings or booleans"
+        )
+    suite = load_suite(spec.suite_spec["spec"], **options)  # each format reads its options' types itself
     tasks = {task.id: task for task in suite.tasks}
     if checked := sorted({str(task.family) for task in tasks.values() if _checked_in_the_sandbox(task)}):
         raise UserError(

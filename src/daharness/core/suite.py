@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import PurePath
 from typing import Any
 
 from daharness.core.task import Task
@@ -19,7 +20,9 @@ class Suite:
     options: dict[str, Any] = field(default_factory=dict)  # the format options it was loaded with
 
     def reload_spec(self) -> dict[str, Any]:
-        return {"spec": self.spec, "options": {k: str(v) for k, v in self.options.items()}}
+        """How to load the suite again (kept in run.json): paths as strings, other options as they are."""
+        options = {k: str(v) if isinstance(v, PurePath) else v for k, v in self.options.items()}
+        return {"spec": self.spec, "options": options}
 
     def warnings(self) -> list[str]:
         return [warning for task in self.tasks for warning in task.warnings]

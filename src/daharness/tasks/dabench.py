@@ -201,7 +201,8 @@ def dabench_suite(location: Path, options: Mapping[str, Any]) -> Suite:
             solutions=location / manifest["solutions"] if manifest.get("solutions") else None,
         )
         return Suite(manifest["name"], tasks, manifest.get("description", ""), {"builtin": manifest["name"]})
-    return _load_by_path(location, options.get("labels"), options.get("tables"))
+    labels, tables = options.get("labels"), options.get("tables")
+    return _load_by_path(location, Path(labels) if labels else None, Path(tables) if tables else None)
 
 
 def _load_by_path(questions: Path, labels: Path | None, tables: Path | None) -> Suite:
