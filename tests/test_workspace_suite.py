@@ -73,12 +73,22 @@ def test_validate_passes_on_the_builtin_suite() -> None:
 @pytest.mark.parametrize(
     ("change", "message"),
     [
-        ({"instruction": 5}, "field 'instruction' must be a string"),
-        ({"outputs": "result.csv"}, "field 'outputs' must be a list of strings"),
-        ({"level": ["easy"]}, "field 'level' must be a string"),
-        ({"threshold": "high"}, r"field 'threshold' must be a number \(or null\)"),
-        ({"scorers": "table"}, "field 'scorers' must be a list"),
-        ({"scorers": [{"name": "table", "options": [1]}]}, r"scorers\[0\]: 'options' must be an object"),
+        ({"instruction": 5}, "field 'instruction': Input should be a valid string"),
+        ({"outputs": "result.csv"}, "field 'outputs': Input should be a valid list"),
+        ({"outputs": ["a.csv", 7]}, "field 'outputs.1': Input should be a valid string"),
+        ({"level": ["easy"]}, "field 'level': Input should be a valid string"),
+        ({"threshold": "high"}, "field 'threshold': Input should be a valid number"),
+        ({"threshold": True}, "field 'threshold': Input should be a valid number"),
+        ({"scorers": "table"}, "field 'scorers': Input should be a valid list"),
+        (
+            {"scorers": [{"name": "table", "options": [1]}]},
+            "field 'scorers.0.options': Input should be a valid dictionary",
+        ),
+        ({"scorers": [{"nme": "table"}]}, "field 'scorers.0.name': Field required"),
+        (
+            {"conjunction": "xor"},
+            "field 'conjunction': Input should be 'avg', 'and', 'or', 'max', 'min' or 'all_mean'",
+        ),
     ],
 )
 def test_fields_of_the_wrong_type_are_one_line_errors(tmp_path: Path, change: dict, message: str) -> None:

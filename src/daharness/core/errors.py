@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
 
 class UserError(Exception):
     """Bad input or configuration: a one-line message that names the file, line or field."""
@@ -13,6 +15,13 @@ class UserError(Exception):
 def located(path: Path | str, message: str, line: int | None = None) -> UserError:
     where = f"{path}:{line}" if line is not None else str(path)
     return UserError(f"{where}: {message}")
+
+
+def first_problem(exc: ValidationError) -> str:
+    """A pydantic error as one line naming the field: `field 'scorers.0.name': Field required`."""
+    first = exc.errors()[0]
+    where = ".".join(str(part) for part in first["loc"])
+    return f"field {where!r}: {first['msg']}" if where else first["msg"]
 
 
 class InfrastructureError(Exception):

@@ -19,7 +19,7 @@ from pydantic import BaseModel, ValidationError
 from pydantic_core import PydanticSerializationError
 
 from daharness.core.backend import Snapshot
-from daharness.core.errors import UserError, located
+from daharness.core.errors import UserError, first_problem, located
 from daharness.core.record import SampleRecord
 from daharness.core.runlog import RunSpec, TrajectoryFile, file_safe
 from daharness.jsonl import read_json, read_text
@@ -79,8 +79,7 @@ class RunDir:
         try:
             return RunSpec.from_json_dict(raw)  # refuses a format_version newer than this daharness reads
         except ValidationError as exc:
-            first = exc.errors()[0]
-            raise UserError(f"{path}: field {'.'.join(map(str, first['loc']))!r}: {first['msg']}") from None
+            raise UserError(f"{path}: {first_problem(exc)}") from None
 
     def _samples_bytes(self) -> bytes:
         """samples.jsonl as bytes (a line cut off by kill -9 may end inside a character); none yet: b""."""

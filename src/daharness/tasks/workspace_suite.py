@@ -6,7 +6,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from daharness.core.errors import UserError
+from pydantic import BaseModel, ConfigDict, Field, StrictFloat, StrictInt, StrictStr, ValidationError
+
+from daharness.core.errors import UserError, first_problem
 from daharness.core.registry import check_task_scorers, suite_format
 from daharness.core.suite import Suite
 from daharness.core.task import (
@@ -24,10 +26,32 @@ from daharness.core.task import (
 from daharness.jsonl import read_json, read_text
 from daharness.tasks.manifest import read_manifest
 
-_KNOWN_FIELDS = {
-    "id", "instruction", "category", "subcategory", "level", "outputs", "scorers", "conjunction",
-    "answer", "threshold", "source", "tags",
-}  # fmt: skip
+
+class _ScorerEntry(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: StrictStr
+    options: dict[str, Any] | None = None
+
+
+class TaskFile(BaseModel):
+    """A task's `task.json` (docs/workspace-suites.md): its JSON types, checked when the suite loads;
+    fields it does not know are kept out and named in a warning."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    id: StrictStr | StrictInt | None = None
+    instruction: StrictStr
+    scorers: list[_ScorerEntry]
+    conjunction: Conjunction = Conjunction.avg
+    outputs: list[StrictStr] = Field(default_factory=list)
+    tags: list[StrictStr] = Field(default_factory=list)
+    category: StrictStr | None = None
+    subcategory: StrictStr | None = None
+    level: StrictStr | None = None
+    source: StrictStr | None = None
+    answer: StrictStr | None = None
+    threshold: StrictFloat | None = None  # an int is accepted, a boolean is not
 
 
 @suite_format("workspace", prefix="workspace:")
@@ -64,74 +88,48 @@ def gold_files(folder: Path) -> list[GoldFile]:
     return [GoldFile(name=p.relative_to(folder).as_posix(), source=p.resolve()) for p in _files(folder)]
 
 
-def _field_problem(raw: dict[str, Any]) -> str | None:
-    """What is wrong with the JSON types of a task.json's fields (None when nothing)."""
-    if not isinstance(raw["instruction"], str):
-        return "field 'instruction' must be a string"
-    for name in ("category", "subcategory", "level", "source", "answer"):
-        if raw.get(name) is not None and not isinstance(raw[name], str):
-            return f"field {name!r} must be a string"
-    for name in ("outputs", "tags", "scorers"):
-        value = raw.get(name, [])
-        if not isinstance(value, list) or (name != "scorers" and not all(isinstance(v, str) for v in value)):
-            return f"field {name!r} must be a list" + ("" if name == "scorers" else " of strings")
-    threshold = raw.get("threshold")
-    if threshold is not None and (isinstance(threshold, bool) or not isinstance(threshold, int | float)):
-        return "field 'threshold' must be a number (or null)"
-    return None
-
-
 def _load_task(task_dir: Path, suite: str) -> Task:
     path = task_dir / "task.json"
     raw = read_json(path)
     if not isinstance(raw, dict):
         raise UserError(f"{path}: expected a JSON object")
-    for field in ("instruction", "scorers"):
-        if field not in raw:
-            raise UserError(f"{path}: missing field {field!r}")
-    if problem := _field_problem(raw):
-        raise UserError(f"{path}: {problem}")
-    warnings = [
-        f"task {task_dir.name}: unknown field {name!r} ignored" for name in raw if name not in _KNOWN_FIELDS
-    ]
-    scorers = []
-    for index, spec in enumerate(raw["scorers"]):
-        if not isinstance(spec, dict) or not isinstance(spec.get("name"), str):
-            raise UserError(f"{path}: scorers[{index}]: an object with a scorer 'name' is expected")
-        if not isinstance(spec.get("options") or {}, dict):
-            raise UserError(f"{path}: scorers[{index}]: 'options' must be an object")
-        scorers.append(ScorerSpec(name=spec["name"], options=dict(spec.get("options") or {})))
     try:
-        conjunction = Conjunction(raw.get("conjunction", "avg"))
-    except ValueError:
-        raise UserError(f"{path}: field 'conjunction' must be one of avg, and, or, max, min") from None
+        fields = TaskFile.model_validate(raw)
+    except ValidationError as exc:
+        raise UserError(f"{path}: {first_problem(exc)}") from None
+    warnings = [
+        f"task {task_dir.name}: unknown field {name!r} ignored"
+        for name in raw
+        if name not in TaskFile.model_fields
+    ]
+    scorers = [ScorerSpec(name=entry.name, options=entry.options or {}) for entry in fields.scorers]
     source, gold = task_dir / "source", task_dir / "gold"
     reference = None
     if (task_dir / "solution.py").is_file():
         reference = ReferenceSolution(language="python", code=read_text(task_dir / "solution.py"))
     elif (task_dir / "solution.sh").is_file():
         reference = ReferenceSolution(language="bash", code=read_text(task_dir / "solution.sh"))
-    outputs = list(raw.get("outputs", []))
+    outputs = fields.outputs
     task = Task(
-        id=str(raw.get("id", task_dir.name)),
+        id=str(task_dir.name if fields.id is None else fields.id),
         suite=suite,
         family=Family.workspace,
-        instructions=[raw["instruction"]],
+        instructions=[fields.instruction],
         files=visible_files(source),
         gold=Gold(
             files=gold_files(gold),
-            data={"outputs": outputs, "threshold": raw.get("threshold")},
+            data={"outputs": outputs, "threshold": fields.threshold},
         ),
-        answer_format=AnswerFormat(kind="files" if outputs else "text", text=str(raw.get("answer", ""))),
+        answer_format=AnswerFormat(kind="files" if outputs else "text", text=fields.answer or ""),
         scorers=scorers,
-        conjunction=conjunction,
+        conjunction=fields.conjunction,
         metadata=TaskMetadata(
-            category=raw.get("category"),
-            subcategory=raw.get("subcategory"),
-            level=raw.get("level"),
-            tags=list(raw.get("tags", [])),
-            source=raw.get("source"),
-            source_id=raw.get("id", task_dir.name),
+            category=fields.category,
+            subcategory=fields.subcategory,
+            level=fields.level,
+            tags=fields.tags,
+            source=fields.source,
+            source_id=task_dir.name if fields.id is None else fields.id,
         ),
         reference=reference,
         warnings=warnings,
