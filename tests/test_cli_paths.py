@@ -55,7 +55,7 @@ def test_ids_naming_no_task_are_refused_instead_of_selecting_all(
     out = tmp_path / "run"
     extra = ["--out", str(out)] if command == "run" else []
     message = _one_line_error([command, "--suite", "closed-form", "--ids", ids, *extra])
-    assert f"--ids: no task id in {ids!r}" in message
+    assert "--ids: no task id given" in message
     assert not out.exists()
 
 

@@ -425,8 +425,6 @@ def rescore(
     from daharness.report.terminal import print_report
     from daharness.rescore import rescore_run
 
-    if out_dir.resolve() == run_dir.resolve():
-        raise UserError(f"--out {out_dir}: the new run directory must not be the run being rescored")
     chosen = interactive_mode if interactive_mode != InteractiveMode.corrected else None
     run = rescore_run(run_dir, out_dir, _scoring(mode, workspace_mode, chosen))
     print_report(out, write_report(run))
@@ -704,12 +702,8 @@ def _format_options(instruction: InstructionKind | None, rag: bool) -> dict[str,
 
 
 def _id_list(ids: str | None) -> list[str] | None:
-    if ids is None:
-        return None
-    chosen = [i.strip() for i in ids.split(",") if i.strip()]
-    if not chosen:  # `--ids ""` or `--ids ,` would otherwise run every task
-        raise UserError(f"--ids: no task id in {ids!r}; give comma-separated ids")
-    return chosen
+    # `--ids ""` or `--ids ,` is an empty list, which select_tasks refuses (never "every task")
+    return None if ids is None else [i.strip() for i in ids.split(",") if i.strip()]
 
 
 def _default_cache_path() -> Path:

@@ -182,6 +182,8 @@ def rescore_run(source: Path, out: Path, scoring: ScoringSettings) -> RunDir:
 
     Each scored sample's workspace is rebuilt from the task's files with the saved artifacts on top;
     samples that ended in an error have nothing to score and are copied as they are."""
+    if out.resolve() == source.resolve():  # its records would be appended to the run being read
+        raise UserError(f"--out {out}: the new run directory must not be the run being rescored")
     old = RunDir.open_for_reading(source)
     spec = old.spec()
     if not spec.suite_spec.get("spec"):

@@ -42,9 +42,8 @@ def damaged_answers(labels: list[tuple[str, str]]) -> Iterator[tuple[str, str]]:
 
 def _with(labels: list[tuple[str, str]], index: int, new: str | None) -> str:
     """The labels written as an answer with the one at `index` replaced by `new` (None: left out)."""
-    return written(
-        [(name, value if i != index else new) for i, (name, value) in enumerate(labels) if i != index or new]
-    )  # type: ignore[misc]
+    kept = labels[:index] + ([(labels[index][0], new)] if new is not None else []) + labels[index + 1 :]
+    return written(kept)
 
 
 def _moved(number: Decimal) -> Decimal:

@@ -339,9 +339,8 @@ class ChartScorerOptions(OutputFileOptions):
     @field_validator("check")
     @classmethod
     def _known_checks(cls, check: tuple[str, ...]) -> tuple[str, ...]:
-        normalize_checks(
-            check
-        )  # an unknown item or none is an error when the task is loaded, not when scored
+        # an unknown item, or none, is an error when the task is loaded, not when it is scored
+        normalize_checks(check)
         return check
 
 
