@@ -74,6 +74,7 @@ def test_validate_passes_on_the_builtin_suite() -> None:
     ("change", "message"),
     [
         ({"instruction": 5}, "field 'instruction': Input should be a valid string"),
+        ({"id": [1]}, "field 'id': Input should be a valid string"),
         ({"outputs": "result.csv"}, "field 'outputs': Input should be a valid list"),
         ({"outputs": ["a.csv", 7]}, "field 'outputs.1': Input should be a valid string"),
         ({"level": ["easy"]}, "field 'level': Input should be a valid string"),

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, StrictFloat, StrictInt, StrictStr, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, StrictFloat, StrictStr, ValidationError, field_validator
 
 from daharness.core.errors import UserError, first_problem
 from daharness.core.registry import check_task_scorers, suite_format
@@ -40,7 +40,7 @@ class TaskFile(BaseModel):
 
     model_config = ConfigDict(extra="ignore")
 
-    id: StrictStr | StrictInt | None = None
+    id: StrictStr | None = None  # a number is read as its text
     instruction: StrictStr
     scorers: list[_ScorerEntry]
     conjunction: Conjunction = Conjunction.avg
@@ -52,6 +52,11 @@ class TaskFile(BaseModel):
     source: StrictStr | None = None
     answer: StrictStr | None = None
     threshold: StrictFloat | None = None  # an int is accepted, a boolean is not
+
+    @field_validator("id", mode="before")
+    @classmethod
+    def _number_as_text(cls, value: Any) -> Any:
+        return str(value) if isinstance(value, int) and not isinstance(value, bool) else value
 
 
 @suite_format("workspace", prefix="workspace:")
