@@ -22,9 +22,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
-import ray
 from fake_openai import FakeOpenAI
-from ray_cluster import LocalRayCluster
+from ray_cluster import LocalRayCluster, cluster_env
 from rich.console import Console
 
 from daharness.agents import AgentOptions, make_agent
@@ -37,6 +36,9 @@ WORKERS = (1, 2, 4)
 
 
 def main() -> None:
+    os.environ.update(cluster_env())  # the clusters' token, before Ray is imported (it reads it then)
+    import ray
+
     samples = int(sys.argv[1]) if len(sys.argv) > 1 else 16
     latency = float(sys.argv[2]) if len(sys.argv) > 2 else 1.0
     suite = load_suite("closed-form")

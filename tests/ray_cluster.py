@@ -4,11 +4,19 @@ Each node is a `ray start --block` process in a session of its own, so that it, 
 worker processes it spawns can be told apart from any other process (by session id) and stopped
 together. Nodes listen on their own loopback addresses (127.0.0.2, 127.0.0.3, ...): Ray replaces
 127.0.0.1 by the machine's network address, and no traffic of a test may leave the loopback.
+
+The clusters require a token (Ray's token authentication, which Ray 2.5x and later turn on for a new
+cluster once `~/.ray/auth_token` exists): every node, and every driver started with `env()`, reads the
+token of this process's clusters from a file of their own, so that a token in the user's home neither
+helps nor hinders. (One token per process: Ray's driver reads its token once.) Ray versions without
+token authentication ignore these variables.
 """
 
 from __future__ import annotations
 
+import atexit
 import contextlib
+import functools
 import os
 import shutil
 import signal
@@ -17,6 +25,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import uuid
 from pathlib import Path
 
 from helpers import sandbox_groups
@@ -29,6 +38,21 @@ def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return int(probe.getsockname()[1])
+
+
+@functools.cache
+def token_file() -> Path:
+    """The token that every cluster of this process requires, in a file removed when the process ends."""
+    folder = Path(tempfile.mkdtemp(prefix="dhray-token-", dir="/tmp"))
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    path = folder / "auth_token"
+    path.write_text(uuid.uuid4().hex)
+    return path
+
+
+def cluster_env() -> dict[str, str]:
+    """The environment of a process that talks to this process's clusters: a node, or a daharness driver."""
+    return {**os.environ, "RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN_PATH": str(token_file())}
 
 
 def ray_available() -> bool:
@@ -48,6 +72,10 @@ class LocalRayCluster:
         # short: Ray's unix socket paths live under it and have a length limit
         self.temp_dir = Path(tempfile.mkdtemp(prefix="dhray-", dir="/tmp"))
         self.nodes: list[subprocess.Popen[bytes]] = []
+        self.token_file = token_file()
+
+    def env(self) -> dict[str, str]:
+        return cluster_env()
 
     def _ray_start(self, *args: str, log: Path) -> subprocess.Popen[bytes]:
         command = [str(Path(sys.executable).with_name("ray")), "start", "--block", "--disable-usage-stats"]
@@ -55,14 +83,20 @@ class LocalRayCluster:
         command += ["--dashboard-agent-listen-port", str(free_port()), *args]
         with log.open("wb") as handle:
             node = subprocess.Popen(
-                command, stdout=handle, stderr=subprocess.STDOUT, start_new_session=True, cwd=self.temp_dir
+                command,
+                stdout=handle,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+                cwd=self.temp_dir,
+                env=self.env(),
             )
         self.nodes.append(node)
         deadline = time.monotonic() + 120
         while _STARTED not in log.read_text(errors="replace"):
             if node.poll() is not None or time.monotonic() > deadline:
+                said = log.read_text(errors="replace")[-3000:]  # before stop() removes the folder
                 self.stop()
-                raise RuntimeError(f"ray start failed:\n{log.read_text(errors='replace')[-3000:]}")
+                raise RuntimeError(f"ray start failed:\n{said}")
             time.sleep(0.1)
         return node
 

@@ -74,6 +74,7 @@ def test_ray_runs_the_closed_form_suite_with_the_same_records_as_local(
         _run(cluster, "--suite", "closed-form", "--mode", "strict", "--out", str(out)),
         capture_output=True,
         text=True,
+        env=cluster.env(),
     )
     assert done.returncode == 0, done.stderr[-3000:]
     local = sorted(map(_comparable, _records(closed_form_reference_run)))
@@ -99,6 +100,7 @@ def test_a_worker_killed_mid_sample_loses_nothing(cluster: LocalRayCluster, tmp_
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        env=cluster.env(),
     )
     try:  # sample 3 sleeps in its sandbox; kill the Ray worker process that runs it
         wait_until(lambda: group_processes(cluster.sandbox_groups()) != [], 120, "sample 3's sandbox")
@@ -126,7 +128,9 @@ def test_ctrl_c_leaves_no_sandbox_behind_and_the_same_command_resumes(
     _needs_sandbox_groups()
     out = tmp_path / "run"
     command = _run(cluster, "--suite", SUITE, "--ids", "3,1", "--concurrency", "2", "--out", str(out))
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    process = subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=cluster.env()
+    )
     try:
         wait_until(lambda: group_processes(cluster.sandbox_groups()) != [], 120, "a sandbox of the run")
         process.send_signal(signal.SIGINT)
@@ -137,7 +141,7 @@ def test_ctrl_c_leaves_no_sandbox_behind_and_the_same_command_resumes(
     assert "interrupted" in stderr
     wait_until(lambda: group_processes(cluster.sandbox_groups()) == [], 30, "every sandbox of the run to go")
     assert "3" not in {r["id"] for r in _records(out)}  # the interrupted sample is not on record
-    done = subprocess.run(command, capture_output=True, text=True)
+    done = subprocess.run(command, capture_output=True, text=True, env=cluster.env())
     assert done.returncode == 0, done.stderr[-3000:]
     latest = {r["id"]: r for r in _records(out)}
     assert {rid: r["status"] for rid, r in latest.items()} == {"1": "scored", "3": "scored"}
@@ -162,3 +166,27 @@ def test_an_address_that_is_malformed_or_where_no_cluster_listens_is_a_one_line_
     )
     assert done.returncode == 2 and "Traceback" not in done.stderr
     assert "--ray-address nonsense: Invalid address format: nonsense" in done.stderr
+
+
+def test_a_cluster_that_requires_a_token_takes_it_from_the_token_file_alone_or_says_how_to_give_it(
+    cluster: LocalRayCluster, tmp_path: Path
+) -> None:
+    """Ray 2.5x and later start clusters with token authentication: a driver that gives the token file
+    (RAY_AUTH_TOKEN_PATH, without RAY_AUTH_MODE) runs; one without a token is told in one line how to
+    give it, without Ray's warning a second."""
+    without = {key: value for key, value in cluster.env().items() if not key.startswith("RAY_AUTH")}
+    command = _run(cluster, "--suite", SUITE, "--ids", "1", "--out", str(tmp_path / "given"))
+    done = subprocess.run(
+        command,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**without, "RAY_AUTH_TOKEN_PATH": str(cluster.token_file)},
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert [r["status"] for r in _records(tmp_path / "given")] == ["scored"]
+    refused = _run(cluster, "--suite", SUITE, "--ids", "1", "--out", str(tmp_path / "refused"))
+    done = subprocess.run(refused, capture_output=True, text=True, timeout=300, env=without)
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert "RAY_AUTH_TOKEN_PATH" in done.stderr and "InvalidAuthToken" not in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1, done.stderr

@@ -17,9 +17,11 @@ import io
 import os
 import shutil
 import socket
+import sys
 import tarfile
 import tempfile
 import uuid
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -45,6 +47,7 @@ _WAIT_POLL_S = 0.5  # ray.wait in short slices, so that Ctrl-C reaches the drive
 
 
 def _import_ray() -> Any:
+    _prepare_connection()  # Ray reads these when it is imported
     try:
         import ray
     except ImportError:
@@ -52,6 +55,31 @@ def _import_ray() -> Any:
             "--backend ray needs Ray: pip install 'daharness[ray]' (and the same on every node)"
         ) from None
     return ray
+
+
+def _prepare_connection() -> None:
+    """Settings of Ray's own that it reads from the environment when the driver connects.
+
+    Ray (2.5x on) starts new clusters with token authentication; a driver gives the token with
+    RAY_AUTH_TOKEN or RAY_AUTH_TOKEN_PATH, but Ray turns its token mode on by itself only for a cluster it
+    finds on this machine. A token given means the cluster wants one, so the mode follows it. Ray's C++
+    core prints a warning a second while it cannot connect; the error we raise says it in one line.
+    """
+    token_given = os.environ.get("RAY_AUTH_TOKEN") or os.environ.get("RAY_AUTH_TOKEN_PATH")
+    if token_given and "RAY_AUTH_MODE" not in os.environ:
+        os.environ["RAY_AUTH_MODE"] = "token"
+    os.environ.setdefault("RAY_BACKEND_LOG_LEVEL", "error")
+
+
+def _authentication_errors(ray: Any) -> tuple[type[BaseException], ...]:
+    found = getattr(ray.exceptions, "AuthenticationError", None)  # Ray 2.5x on
+    return (found,) if found else ()
+
+
+_NO_TOKEN_HINT = (
+    " (a cluster that requires a token, as Ray 2.5x and later start them, refuses a driver without it: "
+    "give its token file with RAY_AUTH_TOKEN_PATH=PATH or the token with RAY_AUTH_TOKEN)"
+)
 
 
 def _check_cluster_answers(address: str | None) -> None:
@@ -205,6 +233,36 @@ def unshipped(shipped: ShippedResult) -> SampleResult:
 # ---- on the driver ----------------------------------------------------------------------------------
 
 
+@contextlib.contextmanager
+def _stderr_held() -> Iterator[Callable[[], str]]:
+    """Hold what is written to file descriptor 2 (Ray's C++ core writes there directly, a warning a second
+    while it cannot connect); the caller decides whether the user sees it."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    with tempfile.TemporaryFile() as held:
+        os.dup2(held.fileno(), 2)
+        try:
+            yield lambda: (held.seek(0), held.read().decode(errors="replace"))[1]
+        finally:
+            sys.stderr.flush()
+            os.dup2(saved, 2)
+            os.close(saved)
+
+
+def _connect(ray: Any, address: str | None) -> None:
+    with _stderr_held() as said:
+        try:
+            ray.init(address=address, logging_level="ERROR", log_to_driver=False, configure_logging=True)
+        except (ConnectionError, ValueError) as exc:  # no cluster there; an address Ray cannot parse
+            hint = _NO_TOKEN_HINT if isinstance(exc, ConnectionError) else ""
+            raise UserError(f"--ray-address {address}: {exc}{hint}") from None
+        except _authentication_errors(ray) as exc:  # token mode on, but no token to be found
+            raise UserError(f"--ray-address {address}: {str(exc).strip().splitlines()[0]}") from None
+        except BaseException:
+            sys.stderr.write(said())  # an unexpected failure keeps everything Ray said
+            raise
+
+
 @executor("ray")
 class RayExecutor(SampleExecutor):
     """Ray tasks on a cluster (`ray_address`), or on a Ray instance started on this machine."""
@@ -216,15 +274,7 @@ class RayExecutor(SampleExecutor):
             raise UserError("--ray-num-cpus must be above 0")
         if not ray.is_initialized():
             _check_cluster_answers(settings.ray_address)
-            try:
-                ray.init(
-                    address=settings.ray_address,
-                    logging_level="ERROR",
-                    log_to_driver=False,
-                    configure_logging=True,
-                )
-            except (ConnectionError, ValueError) as exc:  # no cluster there; an address Ray cannot parse
-                raise UserError(f"--ray-address {settings.ray_address}: {exc}") from None
+            _connect(ray, settings.ray_address)
             self._owns_connection = True
         else:
             self._owns_connection = False
