@@ -1,11 +1,11 @@
 """Export the real datasets behind the built-in `closed-form` suite to CSV, once.
 
-The CSVs are committed under src/daharness/suites/closed_form/tables/; this script documents exactly
+The CSVs are committed under src/daharness/families/closed_form/suite/tables/; this script documents exactly
 where each one came from, so anyone can regenerate and diff them. It needs the `data` extra:
 
     pip install -e '.[data]' && python scripts/export_closed_form_tables.py
 
-Sources and licences are listed in src/daharness/suites/closed_form/SOURCES.md.
+Sources and licences are listed in src/daharness/families/closed_form/suite/SOURCES.md.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pandas as pd
 
-TABLES = Path(__file__).resolve().parents[1] / "src/daharness/suites/closed_form/tables"
+TABLES = Path(__file__).resolve().parents[1] / "src/daharness/families/closed_form/suite/tables"
 
 
 def _sklearn(loader_name: str, target_names: bool = True, **kwargs: object) -> pd.DataFrame:

@@ -1,10 +1,10 @@
 """Export the data files of the workspace suite's EDA tasks (ids `eda-*`).
 
 The data are real datasets shipped inside installed packages (scikit-learn, statsmodels, vega_datasets);
-nothing is downloaded. Each file is written into `src/daharness/suites/workspace/tasks/<id>/source/`.
+nothing is downloaded. Each file is written into `src/daharness/families/workspace/suite/tasks/<id>/source/`.
 Where a package ships the original file it is copied byte for byte; otherwise the package's loader output
 is written as CSV. Hand-written files (README.md, plot.yaml, sample_result.csv, ...) are not touched.
-See `src/daharness/suites/workspace/SOURCES-eda.md` for the origin and licence of each dataset.
+See `src/daharness/families/workspace/suite/SOURCES-eda.md` for the origin and licence of each dataset.
 
     python scripts/export_workspace_data_eda.py            # all eda-* tasks
     python scripts/export_workspace_data_eda.py eda-...    # only these tasks
@@ -26,7 +26,9 @@ import sklearn.datasets
 import statsmodels.datasets
 import vega_datasets
 
-TASKS = Path(__file__).resolve().parents[1] / "src" / "daharness" / "suites" / "workspace" / "tasks"
+TASKS = (
+    Path(__file__).resolve().parents[1] / "src" / "daharness" / "families" / "workspace" / "suite" / "tasks"
+)
 VEGA = Path(vega_datasets.__file__).parent / "_data"
 STATSMODELS = Path(statsmodels.datasets.__file__).parent
 SKLEARN = Path(sklearn.datasets.__file__).parent / "data"

@@ -2,7 +2,7 @@
 
 For suite authors: after writing or changing `solutions/<id>.py`, run
 
-    python scripts/make_closed_form_labels.py src/daharness/suites/closed_form
+    python scripts/make_closed_form_labels.py src/daharness/families/closed_form/suite
 
 and review the diff of labels.jsonl. Each solution runs in a scratch copy of its question's table, with
 the table's bare file name in the working directory, and must print one `@name[value]` per answer.

@@ -8,7 +8,7 @@ them (workbooks, dbt seeds, notebooks). Gold files are what the reference soluti
 in a scratch home folder exactly as the sandbox runs it, so the reference scores 1 by construction and
 `daharness validate --suite workflow` checks that the untouched state scores 0.
 
-    python scripts/make_workflow_suite.py          # rewrites src/daharness/suites/workflow/examples
+    python scripts/make_workflow_suite.py          # rewrites src/daharness/families/workflow/suite/examples
 """
 
 from __future__ import annotations
@@ -34,8 +34,8 @@ from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 from daharness.families.workflow_tools import tools_dir
 
 REPO = Path(__file__).resolve().parents[1]
-SUITE = REPO / "src" / "daharness" / "suites" / "workflow"
-DATA = REPO / "src" / "daharness" / "suites" / "workspace" / "tasks"
+SUITE = REPO / "src" / "daharness" / "families" / "workflow" / "suite"
+DATA = REPO / "src" / "daharness" / "families" / "workspace" / "suite" / "tasks"
 HOME = "/home/user"
 SAVE_NOTE = (
     " The workbook is checked by the values stored in its cells: store computed values (a formula that no "

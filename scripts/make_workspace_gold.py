@@ -2,7 +2,7 @@
 
 For suite authors: after writing or changing a task's `solution.py`, run
 
-    python scripts/make_workspace_gold.py src/daharness/suites/workspace [TASK_ID ...]
+    python scripts/make_workspace_gold.py src/daharness/families/workspace/suite [TASK_ID ...]
 
 Each solution runs in a scratch copy of its task's `source/` folder; the files named in the task's
 `outputs` are then copied into `gold/`, replacing their earlier versions; other gold files (such as

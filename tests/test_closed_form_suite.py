@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from daharness.suites import BUILTIN_ROOT, load_suite
+from daharness.suites import builtin_suites, load_suite
 
 CONCEPTS = {
     "Summary Statistics",
@@ -42,8 +42,8 @@ def test_suite_shape(suite) -> None:  # type: ignore[no-untyped-def]
 
 
 def test_every_table_has_a_documented_source() -> None:
-    sources = (BUILTIN_ROOT / "closed_form" / "SOURCES.md").read_text()
-    for table in (BUILTIN_ROOT / "closed_form" / "tables").glob("*.csv"):
+    sources = (builtin_suites()["closed-form"] / "SOURCES.md").read_text()
+    for table in (builtin_suites()["closed-form"] / "tables").glob("*.csv"):
         assert f"`{table.name}`" in sources, table.name
 
 

@@ -18,9 +18,9 @@ from daharness.core.runlog import ScoringSettings
 from daharness.core.task import Task
 from daharness.runs.pipeline import SandboxSettings, run_sample
 from daharness.sandbox import open_sandbox
-from daharness.suites import BUILTIN_ROOT, load_suite
+from daharness.suites import builtin_suites, load_suite
 
-CARS = BUILTIN_ROOT / "closed_form" / "tables" / "cars.csv"
+CARS = builtin_suites()["closed-form"] / "tables" / "cars.csv"
 GOOD_TURNS = [
     {
         "query": "Load cars.csv as cars and count its rows.",

@@ -110,11 +110,11 @@ def test_instruction_mutations_follow_the_options(tmp_path: Path) -> None:
 
 
 def test_every_builtin_workspace_task_states_what_its_instruction_requires() -> None:
-    from daharness.suites import BUILTIN_ROOT
+    from daharness.suites import builtin_suites
 
     stated = ("case_sensitive", "whitespace_sensitive", "ignore_order", "tolerance")
     checked = 0
-    for task_file in sorted((BUILTIN_ROOT / "workspace" / "tasks").glob("*/task.json")):
+    for task_file in sorted((builtin_suites()["workspace"] / "tasks").glob("*/task.json")):
         for spec in json.loads(task_file.read_text())["scorers"]:
             if spec["name"] in ("table", "text", "database"):
                 missing = [key for key in stated if key not in spec["options"]]

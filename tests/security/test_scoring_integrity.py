@@ -328,11 +328,11 @@ def test_a_suite_can_hide_more(tmp_path: Path) -> None:
     import shutil
 
     from daharness.core.errors import UserError
-    from daharness.suites import BUILTIN_ROOT
+    from daharness.suites import builtin_suites
 
     suite = tmp_path / "suite"
     shutil.copytree(
-        BUILTIN_ROOT / "workspace" / "tasks" / "dw-clean-barley", suite / "tasks" / "dw-clean-barley"
+        builtin_suites()["workspace"] / "tasks" / "dw-clean-barley", suite / "tasks" / "dw-clean-barley"
     )
     manifest = {"name": "mine", "format": "workspace", "hide": ["pandas/io/formats/templates"]}
     (suite / "suite.json").write_text(json.dumps(manifest))

@@ -19,13 +19,13 @@ from daharness.core.errors import UserError
 from daharness.core.registry import suite_formats
 from daharness.core.suite import Suite
 
-BUILTIN_ROOT = Path(__file__).resolve().parent
+BUILTIN_ROOT = Path(__file__).resolve().parents[1] / "families"
 
 
 def builtin_suites() -> dict[str, Path]:
     """Built-in suite name -> its folder."""
     found = {}
-    for manifest in sorted(BUILTIN_ROOT.glob("*/suite.json")):
+    for manifest in sorted(BUILTIN_ROOT.glob("*/suite/suite.json")):
         found[json.loads(manifest.read_text())["name"]] = manifest.parent
     return found
 

@@ -69,7 +69,9 @@ def spider2v_suite(location: Path, options: Mapping[str, Any]) -> Suite:
     if not isinstance(manifest, dict):
         raise UserError(f"{location / 'suite.json'}: expected a JSON object")
     name = str(manifest.get("name") or "spider2v")
-    paths = sorted(p for p in location.rglob("*.json") if p.stem == p.parent.name)
+    paths = sorted(
+        p for p in location.rglob("*.json") if p.stem == p.parent.name and p != location / "suite.json"
+    )
     if not paths:
         raise UserError(f"{location}: no Spider2-V task found (a folder <id>/ holding <id>.json)")
     reader = TaskReader(location, name, instruction, bool(options.get("rag")))
