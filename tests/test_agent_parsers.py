@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from daharness.agents.da_actions import ActionSyntaxError, DaAction, parse_da_action
-from daharness.agents.react_format import parse_react_reply
+from daharness.families.closed_form.agent_format import parse_react_reply
 
 
 @pytest.mark.parametrize(

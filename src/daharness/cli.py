@@ -393,7 +393,7 @@ def score(
         _print_warnings(warnings)
         print_rescored_outputs(out, figures, f"DA-Code outputs · {workspace_mode.value}")
     else:
-        from daharness.families.closed_form import official_analysis, print_dabench
+        from daharness.families.closed_form.family import official_analysis, print_dabench
         from daharness.rescore import rescore_dabench
 
         if responses is None:

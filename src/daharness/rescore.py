@@ -16,16 +16,16 @@ from daharness.core.runlog import ScoringSettings
 from daharness.core.score import Score
 from daharness.core.submission import Submission
 from daharness.core.task import Family, Task
-from daharness.families.closed_form import dabench_figures, question_result
+from daharness.families.closed_form.family import dabench_figures, question_result
+from daharness.families.closed_form.loader import load_dabench
+from daharness.families.closed_form.scorer import score_closed_form
 from daharness.families.workspace import category_figures
 from daharness.jsonl import iter_jsonl
 from daharness.runs.pipeline import family_hooks, record_fields
 from daharness.runs.rundir import RunDir
 from daharness.sandbox.workspace import folder_snapshot
 from daharness.scoring import score_submission
-from daharness.scoring.closed_form import score_closed_form
 from daharness.suites import load_suite
-from daharness.tasks.dabench import load_dabench
 
 
 def read_responses(path: Path) -> dict[str, str]:

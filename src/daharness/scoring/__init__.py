@@ -7,7 +7,6 @@ Importing this package registers the built-in scorers.
 from daharness.scoring import (  # noqa: F401  (registration)
     chart,
     choice,
-    closed_form,
     database,
     interactive_code,
     ml,

@@ -14,7 +14,12 @@ from typing import Any
 from daharness.agents.budget import Budget, SampleLimits
 from daharness.agents.llm import ModelAgent, StopSample, truncate
 from daharness.agents.options import AgentOptions
-from daharness.agents.react_format import (
+from daharness.core.backend import SandboxBackend
+from daharness.core.observation import Observation
+from daharness.core.registry import agent
+from daharness.core.submission import Submission
+from daharness.core.task import Task
+from daharness.families.closed_form.agent_format import (
     EVALUATION_PROMPT,
     FORMAT_REMINDER,
     OBSERVATION_PROMPT,
@@ -23,11 +28,6 @@ from daharness.agents.react_format import (
     TOOL_NAME,
     parse_react_reply,
 )
-from daharness.core.backend import SandboxBackend
-from daharness.core.observation import Observation
-from daharness.core.registry import agent
-from daharness.core.submission import Submission
-from daharness.core.task import Task
 from daharness.models import ModelClient
 
 OBSERVATION_LIMIT = 4000  # characters of tool output shown to the model

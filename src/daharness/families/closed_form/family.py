@@ -20,7 +20,7 @@ from daharness.core.record import SampleRecord
 from daharness.core.registry import family
 from daharness.core.submission import Submission
 from daharness.core.task import Task
-from daharness.families.closed_form_damage import damaged_answers
+from daharness.families.closed_form.damage import damaged_answers
 from daharness.report.html import card, svg_bars
 from daharness.report.html import pct as pct_html
 from daharness.report.terminal import pct

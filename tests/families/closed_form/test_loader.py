@@ -11,8 +11,8 @@ import pytest
 
 from daharness.core.errors import UserError
 from daharness.core.task import Family
+from daharness.families.closed_form.loader import load_dabench
 from daharness.suites import load_suite
-from daharness.tasks.dabench import load_dabench
 
 MINI = Path(__file__).parent / "fixtures" / "dabench_mini"
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from helpers import closed_task
 
-from daharness.scoring.closed_form import (
+from daharness.families.closed_form.scorer import (
     equal_normalized,
     equal_strict,
     extract_balanced,

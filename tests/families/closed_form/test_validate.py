@@ -9,12 +9,12 @@ from pathlib import Path
 import pytest
 
 from daharness.core.runlog import ScoringSettings
-from daharness.families.closed_form_damage import damaged_answers, written
-from daharness.scoring.closed_form import score_closed_form
+from daharness.families.closed_form.damage import damaged_answers, written
+from daharness.families.closed_form.scorer import score_closed_form
 from daharness.suites import load_suite
 from daharness.validate import validate_task
 
-RUNNABLE = Path(__file__).parent / "fixtures" / "runnable"
+RUNNABLE = Path(__file__).parents[2] / "fixtures" / "runnable"
 
 
 def test_each_sub_answer_is_moved_rounded_replaced_or_left_out() -> None:
