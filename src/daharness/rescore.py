@@ -19,7 +19,7 @@ from daharness.core.task import Family, Task
 from daharness.families.closed_form.family import dabench_figures, question_result
 from daharness.families.closed_form.loader import load_dabench
 from daharness.families.closed_form.scorer import score_closed_form
-from daharness.families.workspace import category_figures
+from daharness.families.workspace.family import category_figures
 from daharness.jsonl import iter_jsonl
 from daharness.runs.pipeline import family_hooks, record_fields
 from daharness.runs.rundir import RunDir
@@ -100,7 +100,7 @@ def rescore_dacode(
     result says how many were left out that way); a result.json that is not JSON, or lacks `result`,
     scores 0; in compat a run that did not finish (`"finished": false`) scores 0, as officially; a
     scorer that fails (e.g. a gold file the benchmark lacks) scores 0 with the error."""
-    from daharness.tasks.dacode import load_dacode
+    from daharness.families.workspace.dacode import load_dacode
 
     if not outputs_dir.is_dir():  # every task would score 0 for a mistyped path
         raise UserError(f"--outputs {outputs_dir}: not a folder")

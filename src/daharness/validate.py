@@ -32,7 +32,7 @@ from daharness.core.runlog import ScoringSettings
 from daharness.core.score import Score
 from daharness.core.submission import Submission
 from daharness.core.task import Task
-from daharness.instruction_mutations import instruction_mutations
+from daharness.families.workspace.instruction_mutations import instruction_mutations
 from daharness.runs.pipeline import SandboxSettings, family_hooks, solve_and_collect, started
 from daharness.sandbox.workspace import folder_snapshot
 from daharness.scoring import score_submission

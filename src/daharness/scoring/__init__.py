@@ -5,13 +5,8 @@ Importing this package registers the built-in scorers.
 """
 
 from daharness.scoring import (  # noqa: F401  (registration)
-    chart,
     choice,
-    database,
     interactive_code,
-    ml,
-    table,
-    text,
     workflow_dbt,
     workflow_general,
     workflow_notebook,

@@ -4,7 +4,7 @@ The score is 1 only if the data and every checked setting match (DA-Code paper Â
 Charts come as views, one per axes with data (``ChartView``): from a daharness capture
 (``views_from_capture``, every data axes) or from DA-Agent's ``plot.json`` + ``result.npy``
 (``views_from_dabench``, the one axes DA-Agent's post-processing reads, its series the rows of the
-matrix). The rules (the full list is in ``daharness.scoring.chart``'s docstring):
+matrix). The rules (the full list is in ``daharness.families.workspace.scorers.chart``'s docstring):
 
 * data compared in order unless ``data_order_free`` (series then paired one to one, values as sorted
   multisets, rows across series kept together), each value with ``numpy.isclose`` (rtol 1e-5, atol 1e-5,

@@ -8,7 +8,7 @@ column usually scores above 0.6 (white space dominates), and so does an empty fi
 ``corrected`` (default) keeps the SSIM rule and adds the chart's data: when the reference plot has a
 chart capture (made by the sandbox's matplotlib hook and received by the harness for exactly the PNG's
 bytes, never read from a file the code wrote), the agent's plot must have one too, and its data must
-match (``daharness.scoring.chart`` in corrected mode, data only, series and values in any order). A
+match (``daharness.families.workspace.scorers.chart`` in corrected mode, data only, series and values in any order). A
 plot saved without matplotlib, or changed after it was saved, is then wrong.
 """
 
@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 from PIL import Image
 
-from daharness.scoring.chart import score_chart
+from daharness.families.workspace.scorers.chart import score_chart
 from daharness.scoring.interactive_values import Verdict
 
 PLOT_SIZE = (800, 600)  # width, height, as the paper

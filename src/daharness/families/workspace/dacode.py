@@ -29,9 +29,9 @@ from daharness.core.task import (
     Task,
     TaskMetadata,
 )
+from daharness.families.workspace.loader import gold_files, visible_files
+from daharness.families.workspace.scorers.chart_compat import OFFICIAL_KEYS
 from daharness.jsonl import iter_jsonl
-from daharness.scoring.chart_compat import OFFICIAL_KEYS
-from daharness.tasks.workspace_suite import gold_files, visible_files
 
 SOURCE = "DA-Code"
 FUNC_TO_SCORER = {

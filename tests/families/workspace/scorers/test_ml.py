@@ -22,7 +22,7 @@ from sklearn.metrics import (
     silhouette_score,
 )
 
-from daharness.scoring.ml import (
+from daharness.families.workspace.scorers.ml import (
     LOWER_IS_BETTER,
     METRICS,
     MetricError,

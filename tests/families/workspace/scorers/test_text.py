@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from daharness.scoring.text import score_text, values_equal
+from daharness.families.workspace.scorers.text import score_text, values_equal
 
 MODES = ("corrected", "compat")
 

@@ -14,7 +14,7 @@ from typing import Any
 
 import pandas as pd
 
-from daharness.scoring.ml_metrics import MULTI_COLUMN, Mode
+from daharness.families.workspace.scorers.ml_metrics import MULTI_COLUMN, Mode
 
 _LABEL_NAMES = ("label", "labels", "class", "classes", "result", "results")  # the official fallback names
 _ID_NAME = re.compile(r"(?:.*[_\s.\-])?id|uuid", re.IGNORECASE)

@@ -58,18 +58,23 @@ from pydantic import field_validator
 from daharness.core.registry import scorer
 from daharness.core.score import Score
 from daharness.core.scoring import GoldMissing, ScoringContext
-from daharness.scoring.chart_compat import OFFICIAL_KEYS, OfficialChart, compare_image, dabench_from_capture
+from daharness.families.workspace.scorers.chart_compat import (
+    OFFICIAL_KEYS,
+    OfficialChart,
+    compare_image,
+    dabench_from_capture,
+)
+from daharness.families.workspace.scorers.chart_files import captured_chart
+from daharness.families.workspace.scorers.text import official_file_names
 from daharness.scoring.chart_corrected import (
     ChartView,
     score_corrected,
     views_from_capture,
     views_from_dabench,
 )
-from daharness.scoring.chart_files import captured_chart
 from daharness.scoring.chart_match import Verdict, fuzz_ratio, similarity
 from daharness.scoring.modes import WORKSPACE_MODES
 from daharness.scoring.outputs import OutputFileOptions, nothing_collected
-from daharness.scoring.text import official_file_names
 
 __all__ = ["ChartFiles", "fuzz_ratio", "load_capture", "score_chart", "similarity"]
 

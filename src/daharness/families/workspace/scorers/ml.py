@@ -74,7 +74,7 @@ from pydantic import field_validator
 from daharness.core.registry import scorer
 from daharness.core.score import Score
 from daharness.core.scoring import ScoringContext
-from daharness.scoring.ml_columns import (
+from daharness.families.workspace.scorers.ml_columns import (
     Unscorable,
     aligned_columns,
     cluster_columns,
@@ -82,7 +82,7 @@ from daharness.scoring.ml_columns import (
     official_competition_columns,
     read_frame,
 )
-from daharness.scoring.ml_metrics import (
+from daharness.families.workspace.scorers.ml_metrics import (
     LOWER_IS_BETTER,
     METRICS,
     MODES,
@@ -93,7 +93,7 @@ from daharness.scoring.ml_metrics import (
     corrected_metric,
     resolve_metric,
 )
-from daharness.scoring.ml_official import official_metric, official_normalize
+from daharness.families.workspace.scorers.ml_official import official_metric, official_normalize
 from daharness.scoring.modes import WORKSPACE_MODES
 from daharness.scoring.outputs import OutputFileOptions, nothing_collected
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from daharness.scoring.database import engine_of, score_database
+from daharness.families.workspace.scorers.database import engine_of, score_database
 
 PEOPLE = [(1, "alice", 1.5), (2, "bob", 2.25), (3, "carol", 3.0)]
 CITIES = [("paris", 2.1), ("berlin", 3.6)]

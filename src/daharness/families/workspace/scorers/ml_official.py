@@ -2,7 +2,7 @@
 
 They follow ``CalculateML`` of ``da_agent/evaluators/metrics/script/ml_script.py`` and the scaling of
 ``compare_ml`` / ``compare_competition_ml`` (``da_agent/evaluators/metrics/ml.py``, yiyihum/da-code at
-b211daf). The defects they keep are numbered in ``daharness.scoring.ml``'s docstring; where the
+b211daf). The defects they keep are numbered in ``daharness.families.workspace.scorers.ml``'s docstring; where the
 official code calls a scikit-learn metric, so does this module, and where it computes something
 differently from the library (log loss, kappa, silhouette), the difference is kept and named here.
 """
@@ -29,7 +29,7 @@ from sklearn.metrics import (
 from sklearn.preprocessing import LabelEncoder
 from sklearn.utils import resample
 
-from daharness.scoring.ml_metrics import (
+from daharness.families.workspace.scorers.ml_metrics import (
     PROBABILITY_EPS,
     SILHOUETTE_SAMPLE,
     MetricError,

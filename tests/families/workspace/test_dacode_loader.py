@@ -11,7 +11,7 @@ import pytest
 
 from daharness.core.errors import UserError
 from daharness.core.task import Family
-from daharness.tasks.dacode import load_dacode
+from daharness.families.workspace.dacode import load_dacode
 
 MINI = Path(__file__).parent / "fixtures" / "dacode_mini"
 

@@ -17,7 +17,13 @@ import pytest
 from helpers import load_chart_capture
 from matplotlib.figure import Figure
 
-from daharness.scoring.chart import ChartFiles, fuzz_ratio, load_capture, score_chart, similarity
+from daharness.families.workspace.scorers.chart import (
+    ChartFiles,
+    fuzz_ratio,
+    load_capture,
+    score_chart,
+    similarity,
+)
 
 chart_capture = load_chart_capture()
 
@@ -362,7 +368,7 @@ def test_fuzz_ratio_is_the_levenshtein_ratio() -> None:
 
 
 def test_the_scorer_reads_the_format_the_capture_writes() -> None:
-    from daharness.scoring.chart import CAPTURE_FORMAT, CAPTURE_VERSIONS
+    from daharness.families.workspace.scorers.chart import CAPTURE_FORMAT, CAPTURE_VERSIONS
 
     assert chart_capture.FORMAT == CAPTURE_FORMAT and chart_capture.VERSION in CAPTURE_VERSIONS
 

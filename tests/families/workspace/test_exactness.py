@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from daharness.core.task import ScorerSpec
-from daharness.instruction_mutations import instruction_mutations
-from daharness.scoring.database import score_database
-from daharness.scoring.table import score_table
-from daharness.scoring.text import score_text
+from daharness.families.workspace.instruction_mutations import instruction_mutations
+from daharness.families.workspace.scorers.database import score_database
+from daharness.families.workspace.scorers.table import score_table
+from daharness.families.workspace.scorers.text import score_text
 
 GOLD = "date,weather,wind\n2012-01-01,rain,4.7\n2012-01-02,sun,3.15\n"
 

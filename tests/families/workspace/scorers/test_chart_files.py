@@ -17,8 +17,8 @@ from helpers import load_chart_capture
 from matplotlib.figure import Figure
 from PIL import Image
 
-from daharness.scoring.chart import ChartFiles, score_chart
-from daharness.scoring.chart_compat import dabench_from_capture
+from daharness.families.workspace.scorers.chart import ChartFiles, score_chart
+from daharness.families.workspace.scorers.chart_compat import dabench_from_capture
 
 chart_capture = load_chart_capture()
 
@@ -255,7 +255,7 @@ def test_a_gold_chart_without_data_is_a_benchmark_defect(tmp_path: Path, mode: s
 
 
 def test_image_facts_reads_raster_and_vector_images_and_refuses_the_rest(tmp_path: Path) -> None:
-    from daharness.scoring.chart_files import image_facts
+    from daharness.families.workspace.scorers.chart_files import image_facts
 
     fig = Figure(figsize=(2, 1))
     fig.subplots().bar(["a"], [1])

@@ -1,7 +1,7 @@
 """DA-Code database scoring: a SQLite or DuckDB file the agent filled, table by table against a gold one.
 
 Each gold table (every table of the gold database, or the ``tables`` asked for) is read from both files
-and compared with the table rule of :mod:`daharness.scoring.table` (columns matched by content, names
+and compared with the table rule of :mod:`daharness.families.workspace.scorers.table` (columns matched by content, names
 and order ignored). The file type comes from the extension: ``.duckdb`` / ``.ddb`` is DuckDB, anything
 else SQLite. Both files are opened read-only; nothing is written next to them.
 
@@ -47,9 +47,7 @@ import pandas as pd
 from daharness.core.registry import scorer
 from daharness.core.score import Score
 from daharness.core.scoring import ScoringContext
-from daharness.scoring.modes import WORKSPACE_MODES
-from daharness.scoring.outputs import nothing_collected
-from daharness.scoring.table import (
+from daharness.families.workspace.scorers.table import (
     ComparisonOptions,
     ComparisonTimeout,
     Deadline,
@@ -60,6 +58,8 @@ from daharness.scoring.table import (
     compare_frames,
     read_csv,
 )
+from daharness.scoring.modes import WORKSPACE_MODES
+from daharness.scoring.outputs import nothing_collected
 
 Engine = Literal["sqlite", "duckdb"]
 DUCKDB_SUFFIXES = frozenset({".duckdb", ".ddb"})

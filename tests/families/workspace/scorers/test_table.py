@@ -9,7 +9,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from daharness.scoring.table import compare_tables, score_table
+from daharness.families.workspace.scorers.table import compare_tables, score_table
 
 GOLD = "name,score,count\nalice,1.5,3\nbob,2.25,4\ncarol,3.0,5\n"
 
