@@ -4,4 +4,4 @@ Importing this package registers the formats: `dabench`, `workspace`, `interacti
 add).
 """
 
-from daharness.tasks import interactive_suite, spider2v  # noqa: F401  (registration)
+from daharness.tasks import spider2v  # noqa: F401  (registration)

@@ -2,7 +2,7 @@
 
 A turn's code is judged by what it leaves behind, never by its text: in a sandbox holding the task's
 untouched files, the dialogue's earlier code runs first (the history), then the turn's code, then the
-probe (``interactive_probe.py``) writes each intent's result as JSON; plots are copied out with their
+probe (``probe.py``) writes each intent's result as JSON; plots are copied out with their
 chart captures. The same code on the same task is run once per process (the reference's code is asked
 for by every sample of a task).
 """
@@ -27,9 +27,9 @@ from daharness.core.family import OpenFresh
 from daharness.core.observation import Observation
 from daharness.core.registry import scorers
 from daharness.core.task import Task
-from daharness.scoring.interactive_code import InteractiveCodeOptions
+from daharness.families.interactive.scorers.code import InteractiveCodeOptions
 
-PROBE_SOURCE = (Path(__file__).with_name("interactive_probe.py")).read_text(encoding="utf-8")
+PROBE_SOURCE = (Path(__file__).with_name("probe.py")).read_text(encoding="utf-8")
 MAX_CAPTURE_BYTES = 8 << 20  # a chart capture larger than this is not read
 
 

@@ -20,8 +20,8 @@ from typing import Any
 import numpy as np
 from PIL import Image
 
+from daharness.families.interactive.scorers.values import Verdict
 from daharness.families.workspace.scorers.chart import score_chart
-from daharness.scoring.interactive_values import Verdict
 
 PLOT_SIZE = (800, 600)  # width, height, as the paper
 SSIM_THRESHOLD = 0.6

@@ -1,6 +1,6 @@
 """Comparing one intent's result of the agent's code with the reference's (Tapilot-Crossing, Appendix H).
 
-Both results arrive as tagged JSON written by ``daharness/families/interactive_probe.py`` (its docstring
+Both results arrive as tagged JSON written by ``daharness/families/interactive/probe.py`` (its docstring
 describes the tags). The rules, by mode:
 
 * ``corrected`` (default):

@@ -1,5 +1,5 @@
 """The interactive LLM agents complete the built-in suite against a real OpenAI-compatible server on
-127.0.0.1 with scripted replies (tests/interactive_replies.py): exact Acc and AccR per sample and in the
+127.0.0.1 with scripted replies (tests/families/interactive/replies.py): exact Acc and AccR per sample and in the
 report, for right and wrong answers of every result type, action type and mode; clarification through
 the LLM user simulator, and without it; the trajectories hold every simulator turn."""
 
@@ -13,7 +13,6 @@ from pathlib import Path
 
 import pytest
 from fake_openai import FakeOpenAI
-from interactive_replies import RIGHT_WITHOUT_LIBRARY, WRONG, Script, expected
 
 from daharness.agents import AgentOptions, make_agent
 from daharness.core.task import Task
@@ -22,6 +21,8 @@ from daharness.report.build import write_report
 from daharness.runs.rundir import RunDir
 from daharness.runs.runner import run_suite
 from daharness.suites import load_suite
+
+from .replies import RIGHT_WITHOUT_LIBRARY, WRONG, Script, expected
 
 SUITE = load_suite("interactive")
 BY_ID = {task.id: task for task in SUITE.tasks}

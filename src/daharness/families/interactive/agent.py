@@ -24,18 +24,18 @@ from __future__ import annotations
 import re
 from typing import Any, ClassVar
 
-from daharness.agents import interactive_prompts as prompts
 from daharness.agents.budget import Budget, SampleLimits
 from daharness.agents.llm import ModelAgent, StopSample, truncate
 from daharness.agents.options import AgentOptions
-from daharness.agents.simulator import LLMSimulator, ScriptedSimulator, UserSimulator
 from daharness.core.backend import SandboxBackend
 from daharness.core.observation import Observation
 from daharness.core.registry import agent
 from daharness.core.submission import Submission, UserTurn
 from daharness.core.task import Task
+from daharness.families.interactive import prompts
+from daharness.families.interactive.scorers.code import extract_code
+from daharness.families.interactive.simulator import LLMSimulator, ScriptedSimulator, UserSimulator
 from daharness.models import ModelClient
-from daharness.scoring.interactive_code import extract_code
 
 REACT_STEPS = 5
 OBSERVATION_LIMIT = 3000

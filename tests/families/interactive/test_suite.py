@@ -15,7 +15,7 @@ from rich.console import Console
 
 from daharness.core.registry import families
 from daharness.core.runlog import ScoringSettings
-from daharness.families.interactive_run import code_options
+from daharness.families.interactive.run import code_options
 from daharness.report.build import build_report
 from daharness.report.html import render_html
 from daharness.runs.rundir import RunDir

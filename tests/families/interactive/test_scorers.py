@@ -1,6 +1,6 @@
 """Interactive scoring without a sandbox: result comparison by type, plots, private calls, letters.
 
-Values are encoded by the real in-sandbox probe (`interactive_probe.encode`) from real pandas objects;
+Values are encoded by the real in-sandbox probe (`probe.encode`) from real pandas objects;
 plots are real matplotlib PNGs with captures made by the real capture code.
 """
 
@@ -17,14 +17,14 @@ from matplotlib.figure import Figure
 from daharness.core.runlog import ScoringSettings
 from daharness.core.submission import Submission, UserTurn
 from daharness.core.task import AnswerFormat, Gold, ScorerSpec, Task, TaskMetadata
-from daharness.families.interactive_probe import encode
+from daharness.families.interactive.probe import encode
+from daharness.families.interactive.scorers.choice import read_choice, read_choice_official
+from daharness.families.interactive.scorers.code import extract_code
+from daharness.families.interactive.scorers.plots import compare_plot, plot_similarity
+from daharness.families.interactive.scorers.private import called_functions, recall
+from daharness.families.interactive.scorers.values import compare_value
 from daharness.sandbox import chart_capture
 from daharness.scoring import score_submission
-from daharness.scoring.choice import read_choice, read_choice_official
-from daharness.scoring.interactive_code import extract_code
-from daharness.scoring.interactive_plots import compare_plot, plot_similarity
-from daharness.scoring.interactive_private import called_functions, recall
-from daharness.scoring.interactive_values import compare_value
 
 CARS = pd.DataFrame(
     {

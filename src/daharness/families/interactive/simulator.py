@@ -11,9 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from daharness.agents.interactive_prompts import tagged, user_of
 from daharness.core.submission import Note, Submission, UserTurn
 from daharness.core.task import Task
+from daharness.families.interactive.prompts import tagged, user_of
 from daharness.models import ModelClient, ModelUnavailableError
 
 NOTHING_TO_ADD = "I have nothing to add; please do what you think I meant."

@@ -13,9 +13,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from daharness.agents import interactive_prompts as prompts
 from daharness.core.task import Task
-from daharness.families.interactive_run import code_options
+from daharness.families.interactive import prompts
+from daharness.families.interactive.run import code_options
 
 # task id -> how its answer is wrong
 WRONG = {

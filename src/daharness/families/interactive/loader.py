@@ -28,10 +28,10 @@ from daharness.core.task import (
     TaskMetadata,
     WorkspaceFile,
 )
+from daharness.families.interactive.scorers.choice import LETTERS
+from daharness.families.interactive.scorers.code import RESULT_TYPES
+from daharness.families.interactive.scorers.private import called_functions
 from daharness.jsonl import read_json
-from daharness.scoring.choice import LETTERS
-from daharness.scoring.interactive_code import RESULT_TYPES
-from daharness.scoring.interactive_private import called_functions
 from daharness.tasks.manifest import read_manifest
 
 CODE_ACTIONS = ("update_code", "clarification")

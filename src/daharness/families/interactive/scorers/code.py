@@ -1,6 +1,6 @@
 """The `interactive_code` scorer: a code-generation turn of an analysis dialogue, scored by execution.
 
-The interactive family's after-hook (``daharness/families/interactive.py``) runs, in two fresh sandboxes,
+The interactive family's after-hook (``daharness/families/interactive/family.py``) runs, in two fresh sandboxes,
 the dialogue's earlier code and then the reference code, and the same earlier code and then the agent's
 code; it records each intent's result and puts both records in ``submission.evidence["interactive"]``.
 This scorer never reads the agent's code as an answer: it compares those records.
@@ -32,9 +32,9 @@ from daharness.core.registry import scorer
 from daharness.core.score import Check, Score
 from daharness.core.scoring import ModeGroup, ScorerOptions, ScoringContext
 from daharness.core.submission import UserTurn
-from daharness.scoring.interactive_plots import compare_plot
-from daharness.scoring.interactive_private import called_functions, recall
-from daharness.scoring.interactive_values import Verdict, compare_value
+from daharness.families.interactive.scorers.plots import compare_plot
+from daharness.families.interactive.scorers.private import called_functions, recall
+from daharness.families.interactive.scorers.values import Verdict, compare_value
 
 INTERACTIVE_MODES = ModeGroup(
     "interactive",

@@ -29,7 +29,7 @@ from pydantic import Field
 from daharness.core.registry import scorer
 from daharness.core.score import Check, Score
 from daharness.core.scoring import ScorerOptions, ScoringContext
-from daharness.scoring.interactive_code import INTERACTIVE_MODES, turn_details
+from daharness.families.interactive.scorers.code import INTERACTIVE_MODES, turn_details
 
 LETTERS = "ABCDEFGHIJ"
 _TAG = re.compile(r"<choice>\s*\**\s*\(?([A-J])\b", re.IGNORECASE)

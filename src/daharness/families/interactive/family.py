@@ -29,17 +29,17 @@ from daharness.core.record import SampleRecord
 from daharness.core.registry import family
 from daharness.core.submission import Submission
 from daharness.core.task import Task
-from daharness.families.interactive_run import (
+from daharness.families.interactive.run import (
     HistoryFirst,
     code_options,
     record_of,
     reference_record,
 )
+from daharness.families.interactive.scorers.choice import LETTERS
+from daharness.families.interactive.scorers.code import extract_code
 from daharness.report.html import card, svg_bars
 from daharness.report.html import pct as pct_html
 from daharness.report.terminal import pct
-from daharness.scoring.choice import LETTERS
-from daharness.scoring.interactive_code import extract_code
 
 MODES = ("normal", "action", "private", "private_action")
 MODE_TITLES = {"normal": "Normal", "action": "Action", "private": "Private", "private_action": "Pri-Act"}
