@@ -580,9 +580,9 @@ def _validate_states(
     """Tasks checked by their states (workflow families): untouched 0, gold 1. True when all pass."""
     from concurrent.futures import ThreadPoolExecutor
 
+    from daharness.families.workflow.validate import WorkflowValidation, validate_workflow_task
     from daharness.report.build import write_json
     from daharness.report.terminal import print_workflow_validation
-    from daharness.validate_workflow import WorkflowValidation, validate_workflow_task
 
     unsupported = [
         WorkflowValidation(i, supported=False, reason=why) for i, why in loaded.unsupported.items()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from daharness.agents import da_agent, reference, replay, workflow_agent  # noqa: F401  (registration)
+from daharness.agents import da_agent, reference, replay  # noqa: F401  (registration)
 from daharness.agents.budget import SampleLimits
 from daharness.agents.options import AgentOptions
 from daharness.core.agent import Agent

@@ -4,7 +4,6 @@ They never call a model or the network, and read the agent's files only from the
 Importing this package registers the built-in scorers.
 """
 
-from daharness.scoring import workflow_dbt, workflow_general, workflow_notebook, workflow_xlsx  # noqa: F401  (registration)
 from daharness.scoring.apply import score_submission
 
 __all__ = ["score_submission"]

@@ -3,5 +3,3 @@
 Importing this package registers the formats: `dabench`, `workspace`, `interactive` (and what later modules
 add).
 """
-
-from daharness.tasks import spider2v  # noqa: F401  (registration)

@@ -10,7 +10,7 @@ from typing import Any
 from daharness.core.registry import scorer
 from daharness.core.score import Score
 from daharness.core.scoring import ScoringContext
-from daharness.scoring.workflow_inputs import EvaluatorOptions, evaluate
+from daharness.families.workflow.scorers.inputs import EvaluatorOptions, evaluate
 
 
 def _read(path: Path) -> Any:

@@ -15,7 +15,7 @@ from pydantic import Field
 from daharness.core.registry import scorer
 from daharness.core.score import Score
 from daharness.core.scoring import ScoringContext
-from daharness.scoring.workflow_inputs import EvaluatorOptions, evaluate
+from daharness.families.workflow.scorers.inputs import EvaluatorOptions, evaluate
 
 CheckType = Literal[
     "table", "view", "table-schema", "view-schema", "table-schema-content", "view-schema-content"

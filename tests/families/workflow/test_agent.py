@@ -13,7 +13,7 @@ import pytest
 from fake_openai import FakeOpenAI
 
 from daharness.agents.da_actions import ActionSyntaxError, parse_da_action
-from daharness.agents.workflow_agent import WORKFLOW_GRAMMAR
+from daharness.families.workflow.agent import WORKFLOW_GRAMMAR
 
 FIX_MODEL = [
     'Thought: look at the model\nAction: Bash(code="cat ~/projects/economy/models/employment_ratio.sql")',

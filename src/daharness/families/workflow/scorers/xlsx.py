@@ -20,7 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from daharness.core.registry import scorer
 from daharness.core.score import Score
 from daharness.core.scoring import ScoringContext
-from daharness.scoring.workflow_inputs import EvaluatorOptions, evaluate
+from daharness.families.workflow.scorers.inputs import EvaluatorOptions, evaluate
 
 SheetIndex = int | str
 

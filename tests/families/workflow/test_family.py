@@ -15,11 +15,11 @@ from daharness.core.record import SampleRecord
 from daharness.core.runlog import ScoringSettings
 from daharness.core.score import Score
 from daharness.core.task import ReferenceSolution, Task
-from daharness.families.workflow import workflow_figures
+from daharness.families.workflow.family import workflow_figures
+from daharness.families.workflow.validate import validate_workflow_task
 from daharness.runs.pipeline import SandboxSettings, solve_and_collect, started
 from daharness.scoring import score_submission
 from daharness.suites import load_suite
-from daharness.validate_workflow import validate_workflow_task
 
 WORKFLOW = {task.id: task for task in load_suite("workflow").tasks}
 

@@ -15,7 +15,7 @@ import pytest
 from daharness.core.errors import UserError
 from daharness.suites import load_suite
 
-SHARED = Path(os.environ.get("DAHARNESS_SHARED") or Path(__file__).parents[2] / "shared") / "spider2v-public"
+SHARED = Path(os.environ.get("DAHARNESS_SHARED") or Path(__file__).parents[4] / "shared") / "spider2v-public"
 needs_shared = pytest.mark.skipif(
     not SHARED.is_dir(), reason="the shared Spider2-V tasks (../shared/spider2v-public) are not here"
 )

@@ -27,11 +27,11 @@ from daharness.core.record import SampleRecord
 from daharness.core.registry import family
 from daharness.core.submission import Note, Submission
 from daharness.core.task import SetupStep, Task
-from daharness.families.workflow_tools import tools_dir
+from daharness.families.workflow.scorers.inputs import SCRIPT_OUTPUTS
+from daharness.families.workflow.tools import tools_dir
 from daharness.report.html import card, svg_bars
 from daharness.report.html import pct as pct_html
 from daharness.report.terminal import pct
-from daharness.scoring.workflow_inputs import SCRIPT_OUTPUTS
 
 INTERFACES = ("cli", "gui", "cli+gui")
 INSTRUCTIONS = ("abstract", "verbose")

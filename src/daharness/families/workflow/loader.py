@@ -35,8 +35,8 @@ from daharness.core.task import (
     TaskMetadata,
     WorkspaceFile,
 )
+from daharness.families.workflow import limits
 from daharness.jsonl import read_json
-from daharness.tasks import spider2v_limits as limits
 
 HOME = "/home/user"
 SCORER_PREFIX = "spider2v."

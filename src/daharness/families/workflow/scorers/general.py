@@ -14,7 +14,7 @@ from typing import Any
 from daharness.core.registry import scorer
 from daharness.core.score import Score
 from daharness.core.scoring import ScoringContext
-from daharness.scoring.workflow_inputs import EvaluatorOptions, evaluate, text_of
+from daharness.families.workflow.scorers.inputs import EvaluatorOptions, evaluate, text_of
 
 
 @scorer("spider2v.check_include_exclude", options=EvaluatorOptions)

@@ -23,11 +23,11 @@ from daharness.core.score import Score, combine
 from daharness.core.scoring import ScoringContext
 from daharness.core.submission import Submission
 from daharness.core.task import Conjunction, Gold, GoldFile, ScorerSpec, Task
+from daharness.families.workflow.scorers.xlsx import match_rule
 from daharness.scoring import score_submission
-from daharness.scoring.workflow_xlsx import match_rule
 
 SHARED = (
-    Path(os.environ.get("DAHARNESS_SHARED") or Path(__file__).parents[2] / "shared")
+    Path(os.environ.get("DAHARNESS_SHARED") or Path(__file__).parents[4] / "shared")
     / "spider2v-public"
     / "examples"
 )
