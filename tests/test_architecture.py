@@ -52,6 +52,6 @@ def test_the_contracts_import_nothing_of_daharness() -> None:
 
 def test_scorers_and_agents_stay_below_runs() -> None:
     graph = _import_graph()
-    assert _reachable(graph, "scoring") <= {"core", "jsonl"}
+    assert _reachable(graph, "scoring") <= {"core"}
     assert "runs" not in _reachable(graph, "agents") and "sandbox" not in graph.get("agents", set())
     assert "sandbox" not in _reachable(graph, "scoring")  # scorers read the snapshot, not a live sandbox

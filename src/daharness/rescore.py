@@ -11,6 +11,7 @@ from typing import Any
 
 from daharness.core.errors import UserError, located
 from daharness.core.family import FamilyBase
+from daharness.core.jsonl import iter_jsonl
 from daharness.core.record import SampleRecord
 from daharness.core.runlog import ScoringSettings
 from daharness.core.score import Score
@@ -20,7 +21,6 @@ from daharness.families.closed_form.family import dabench_figures, question_resu
 from daharness.families.closed_form.loader import load_dabench
 from daharness.families.closed_form.scorer import score_closed_form
 from daharness.families.workspace.family import category_figures
-from daharness.jsonl import iter_jsonl
 from daharness.runs.pipeline import family_hooks, record_fields
 from daharness.runs.rundir import RunDir
 from daharness.sandbox.workspace import folder_snapshot

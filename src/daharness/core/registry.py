@@ -29,7 +29,6 @@ BUILTIN_PLUGINS = (
     "daharness.scoring",
     "daharness.sandbox",
     "daharness.agents",
-    "daharness.tasks",
     "daharness.families",
     "daharness.runs.executors",
     "daharness.runs.ray_executor",  # ray itself is imported only when the executor is used

@@ -20,9 +20,9 @@ from pydantic_core import PydanticSerializationError
 
 from daharness.core.backend import Snapshot
 from daharness.core.errors import UserError, first_problem, located
+from daharness.core.jsonl import read_json, read_text
 from daharness.core.record import SampleRecord
 from daharness.core.runlog import RunSpec, TrajectoryFile, file_safe
-from daharness.jsonl import read_json, read_text
 from daharness.sandbox.workspace import copy_file, display_name
 
 RUN_FILE = "run.json"

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from daharness.core.errors import UserError, located
+from daharness.core.jsonl import iter_jsonl, read_text
 from daharness.core.registry import suite_format
 from daharness.core.suite import Suite
 from daharness.core.task import (
@@ -27,8 +28,7 @@ from daharness.core.task import (
     TaskMetadata,
     WorkspaceFile,
 )
-from daharness.jsonl import iter_jsonl, read_text
-from daharness.tasks.manifest import read_manifest
+from daharness.suites.manifest import read_manifest
 
 SOURCE = "InfiAgent-DABench"
 _FORMAT_NAME = re.compile(r"@(\w+)\[")

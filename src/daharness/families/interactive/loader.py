@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from daharness.core.errors import UserError
+from daharness.core.jsonl import read_json
 from daharness.core.registry import check_task_scorers, suite_format
 from daharness.core.suite import Suite
 from daharness.core.task import (
@@ -31,8 +32,7 @@ from daharness.core.task import (
 from daharness.families.interactive.scorers.choice import LETTERS
 from daharness.families.interactive.scorers.code import RESULT_TYPES
 from daharness.families.interactive.scorers.private import called_functions
-from daharness.jsonl import read_json
-from daharness.tasks.manifest import read_manifest
+from daharness.suites.manifest import read_manifest
 
 CODE_ACTIONS = ("update_code", "clarification")
 CHOICE_ACTIONS = ("insight_mining", "fast_fail", "best_guess", "plot_qa")

@@ -20,6 +20,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from daharness.core.errors import UserError
+from daharness.core.jsonl import read_json
 from daharness.core.registry import check_task_scorers, scorers, suite_format
 from daharness.core.suite import Suite
 from daharness.core.task import (
@@ -36,7 +37,6 @@ from daharness.core.task import (
     WorkspaceFile,
 )
 from daharness.families.workflow import limits
-from daharness.jsonl import read_json
 
 HOME = "/home/user"
 SCORER_PREFIX = "spider2v."

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from daharness.core.errors import UserError, located
+from daharness.core.jsonl import iter_jsonl
 from daharness.core.registry import check_task_scorers, scorers, suite_format
 from daharness.core.suite import Suite
 from daharness.core.task import (
@@ -31,7 +32,6 @@ from daharness.core.task import (
 )
 from daharness.families.workspace.loader import gold_files, visible_files
 from daharness.families.workspace.scorers.chart_compat import OFFICIAL_KEYS
-from daharness.jsonl import iter_jsonl
 
 SOURCE = "DA-Code"
 FUNC_TO_SCORER = {

@@ -9,6 +9,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, StrictFloat, StrictStr, ValidationError, field_validator
 
 from daharness.core.errors import UserError, first_problem
+from daharness.core.jsonl import read_json, read_text
 from daharness.core.registry import check_task_scorers, suite_format
 from daharness.core.suite import Suite
 from daharness.core.task import (
@@ -23,8 +24,7 @@ from daharness.core.task import (
     TaskMetadata,
     WorkspaceFile,
 )
-from daharness.jsonl import read_json, read_text
-from daharness.tasks.manifest import read_manifest
+from daharness.suites.manifest import read_manifest
 
 
 class _ScorerEntry(BaseModel):

@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from daharness.core.errors import UserError
-from daharness.jsonl import read_json
+from daharness.core.jsonl import read_json
 
 MANIFEST = "suite.json"
 
