@@ -368,7 +368,7 @@ def test_fuzz_ratio_is_the_levenshtein_ratio() -> None:
 
 
 def test_the_scorer_reads_the_format_the_capture_writes() -> None:
-    from daharness.families.workspace.scorers.chart import CAPTURE_FORMAT, CAPTURE_VERSIONS
+    from daharness.scoring.chart_captures import CAPTURE_FORMAT, CAPTURE_VERSIONS
 
     assert chart_capture.FORMAT == CAPTURE_FORMAT and chart_capture.VERSION in CAPTURE_VERSIONS
 

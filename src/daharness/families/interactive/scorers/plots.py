@@ -8,8 +8,8 @@ column usually scores above 0.6 (white space dominates), and so does an empty fi
 ``corrected`` (default) keeps the SSIM rule and adds the chart's data: when the reference plot has a
 chart capture (made by the sandbox's matplotlib hook and received by the harness for exactly the PNG's
 bytes, never read from a file the code wrote), the agent's plot must have one too, and its data must
-match (``daharness.families.workspace.scorers.chart`` in corrected mode, data only, series and values in any order). A
-plot saved without matplotlib, or changed after it was saved, is then wrong.
+match (``daharness.scoring.chart_captures``: the corrected rules, data only, series and values in any
+order). A plot saved without matplotlib, or changed after it was saved, is then wrong.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ import numpy as np
 from PIL import Image
 
 from daharness.families.interactive.scorers.values import Verdict
-from daharness.families.workspace.scorers.chart import score_chart
+from daharness.scoring.chart_captures import compare_captures
 
 PLOT_SIZE = (800, 600)  # width, height, as the paper
 SSIM_THRESHOLD = 0.6
@@ -67,9 +67,7 @@ def compare_plot(
         return Verdict(
             False, "no chart data was captured for the agent's plot (saved without matplotlib?)"
         ), details
-    data = score_chart(
-        actual_capture, expected_capture, check=("data",), data_order_free=True, mode="corrected"
-    )
+    data = compare_captures(actual_capture, expected_capture, check=("data",), data_order_free=True)
     details["chart_data"] = data.explanation
     if data.value < 1.0:
         return Verdict(

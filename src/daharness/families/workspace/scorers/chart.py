@@ -50,7 +50,7 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, NamedTuple
+from typing import Any, Literal
 
 import numpy as np
 from pydantic import field_validator
@@ -66,13 +66,20 @@ from daharness.families.workspace.scorers.chart_compat import (
 )
 from daharness.families.workspace.scorers.chart_files import captured_chart
 from daharness.families.workspace.scorers.text import official_file_names
-from daharness.scoring.chart_corrected import (
-    ChartView,
-    score_corrected,
-    views_from_capture,
-    views_from_dabench,
+from daharness.scoring.chart_captures import (
+    ALIASES,
+    CHECKS,
+    MALFORMED,
+    ChartSide,
+    capture_side,
+    load_capture,
+    normalize_checks,
+    read_capture,
+    score_sides,
+    verdict_score,
 )
-from daharness.scoring.chart_match import Verdict, fuzz_ratio, similarity
+from daharness.scoring.chart_corrected import ChartView, views_from_dabench
+from daharness.scoring.chart_match import fuzz_ratio, similarity
 from daharness.scoring.modes import WORKSPACE_MODES
 from daharness.scoring.outputs import OutputFileOptions, nothing_collected
 
@@ -80,18 +87,7 @@ __all__ = ["ChartFiles", "fuzz_ratio", "load_capture", "score_chart", "similarit
 
 Mode = Literal["corrected", "compat"]
 MODES: tuple[Mode, ...] = ("corrected", "compat")
-CAPTURE_FORMAT = "daharness-chart-capture"  # written by sandbox/chart_capture.py (FORMAT, VERSION)
-CAPTURE_VERSIONS = (1,)
-CHECKS: tuple[str, ...] = (
-    "data", "type", "color", "figsize", "title", "legend_title", "legend_labels", "xlabel", "ylabel",
-    "xtick_labels", "ytick_labels",
-)  # fmt: skip
-# The official evaluator's key names.
-ALIASES = {"graph_title": "title", "x_label": "xlabel", "y_label": "ylabel", "labels": "legend_labels"}
 OFFICIAL_NAMES = {item: key for key, item in ALIASES.items()}  # our item -> the official key
-# What reading a malformed chart raises: a capture arrives from the agent's process and may be forged,
-# so its structure is not trusted (an exception would turn a wrong chart into an unscored sample).
-MALFORMED = (OSError, ValueError, KeyError, TypeError, AttributeError, IndexError)
 DABENCH_PLOT = "dabench/plot.json"
 DABENCH_DATA = "dabench/result.npy"
 
@@ -110,35 +106,6 @@ class ChartFiles:
 
 
 # ---- loading ----------------------------------------------------------------------------------------
-
-
-def load_capture(path: Path) -> dict[str, Any]:
-    """Read a chart capture written by ``chart_capture``.
-
-    Raises ``FileNotFoundError`` when the file is missing and ``ValueError`` when it is not a capture
-    (not JSON, no ``axes`` list, another format or an unsupported version).
-    """
-    path = Path(path)
-    try:
-        capture = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as error:
-        raise ValueError(f"{path}: not a chart capture (invalid JSON: {error})") from error
-    return _checked(capture, str(path))
-
-
-def _checked(capture: Any, what: str) -> dict[str, Any]:
-    if not isinstance(capture, dict) or not isinstance(capture.get("axes"), list):
-        raise ValueError(f"{what}: not a chart capture (no 'axes' list)")
-    if capture.get("format") != CAPTURE_FORMAT:
-        raise ValueError(
-            f"{what}: not a chart capture (format {capture.get('format')!r}, not {CAPTURE_FORMAT!r})"
-        )
-    if capture.get("version") not in CAPTURE_VERSIONS:
-        raise ValueError(
-            f"{what}: chart capture version {capture.get('version')!r} is not supported "
-            f"(this daharness reads version {', '.join(map(str, CAPTURE_VERSIONS))})"
-        )
-    return capture
 
 
 def _side(value: ChartFiles | dict[str, Any] | Path | None) -> ChartFiles:
@@ -218,7 +185,7 @@ def score_chart(
         value, verdicts = compare_image(
             _official(predicted), _official(gold), official_keys, empty_means_all=keys is not None
         )
-        return _verdict_score(value, verdicts, details)
+        return verdict_score(value, verdicts, details)
 
     gold_side = _read(_side(gold), "gold")
     if predicted is None:
@@ -233,64 +200,26 @@ def score_chart(
         )
     if predicted_side.form != gold_side.form:  # a capture against DA-Agent's files: compare as DA-Agent reads
         gold_side = _read(_side(gold), "gold", like="dabench")
-    details["compared_as"] = gold_side.form
-    if predicted_side.errors:
-        details["capture_errors"] = predicted_side.errors
-    verdicts = score_corrected(
-        (predicted_side.views, predicted_side.figsize),
-        (gold_side.views, gold_side.figsize),
-        items,
-        data_order_free,
-        data_scale_free,
-    )
-    return _verdict_score(float(all(v.match for v in verdicts.values())), verdicts, details)
+    return score_sides(predicted_side, gold_side, items, data_order_free, data_scale_free, details)
 
 
-def _verdict_score(value: float, verdicts: dict[str, Verdict], details: dict[str, Any]) -> Score:
-    details["items"] = {name: verdict.record() for name, verdict in verdicts.items()}
-    failed = [name for name, verdict in verdicts.items() if not verdict.match]
-    if value == 1.0 and "image" in verdicts and verdicts["image"].match:
-        explanation = "the image equals the gold image pixel by pixel"
-    elif value == 1.0:
-        decisive = [name for name in verdicts if name != "image"]
-        explanation = f"all {len(decisive)} checked items match"
-        if "image" in verdicts:
-            explanation += " (the image itself differs from the gold image)"
-    else:
-        explanation = "mismatch: " + "; ".join(f"{name} ({verdicts[name].reason})" for name in failed)
-    return Score(value=value, explanation=explanation, details=details)
-
-
-class _Read(NamedTuple):
-    """One side ready for the corrected rules."""
-
-    views: list[ChartView]
-    figsize: Any
-    form: str  # "capture" or "dabench"
-    errors: list[str]  # what the capture could not read
-
-
-def _capture(value: dict[str, Any] | Path, what: str) -> dict[str, Any]:
-    return _checked(value, what) if isinstance(value, dict) else load_capture(value)
-
-
-def _read(files: ChartFiles, side: str, like: str = "capture") -> _Read:
+def _read(files: ChartFiles, side: str, like: str = "capture") -> ChartSide:
     """One side for the corrected rules. A capture is read as captured unless ``like="dabench"``, when
     it is first turned into DA-Agent's files. Raises FileNotFoundError / ValueError when the side cannot
     be read."""
     if isinstance(files.capture, Path) and not files.capture.is_file():
         raise FileNotFoundError(f"{files.capture} not found")
     if files.capture is not None:
-        capture = _capture(files.capture, side)
-        errors = list(capture.get("errors") or [])
+        capture = read_capture(files.capture, side)
         if like == "capture":
-            return _Read(views_from_capture(capture), capture.get("figsize"), "capture", errors)
+            return capture_side(capture)
+        errors = list(capture.get("errors") or [])
         params, matrix = dabench_from_capture(capture)
         if params is None or matrix is None:
-            return _Read([ChartView()], capture.get("figsize"), "dabench", errors)
-        return _Read(views_from_dabench(params, matrix), params.get("figsize"), "dabench", errors)
+            return ChartSide([ChartView()], capture.get("figsize"), "dabench", errors)
+        return ChartSide(views_from_dabench(params, matrix), params.get("figsize"), "dabench", errors)
     params, matrix = _read_dabench(files)
-    return _Read(views_from_dabench(params, matrix), params.get("figsize"), "dabench", [])
+    return ChartSide(views_from_dabench(params, matrix), params.get("figsize"), "dabench", [])
 
 
 def _official(value: ChartFiles | dict[str, Any] | Path | None) -> OfficialChart:
@@ -299,24 +228,10 @@ def _official(value: ChartFiles | dict[str, Any] | Path | None) -> OfficialChart
     if files.capture is None:
         return OfficialChart(list(files.images), files.plot, files.data)
     try:
-        params, matrix = dabench_from_capture(_capture(files.capture, "capture"))
+        params, matrix = dabench_from_capture(read_capture(files.capture, "capture"))
     except MALFORMED:
         return OfficialChart(list(files.images))  # no readable capture: DA-Agent would have left no files
     return OfficialChart(list(files.images), params, matrix)
-
-
-def normalize_checks(check: Sequence[str]) -> list[str]:
-    names = [check] if isinstance(check, str) else list(check)
-    normalized: list[str] = []
-    for name in names:
-        item = ALIASES.get(str(name).lower(), str(name).lower())
-        if item not in CHECKS:
-            raise ValueError(f"unknown chart check {name!r}; choose among {', '.join(CHECKS)}")
-        if item not in normalized:
-            normalized.append(item)
-    if not normalized:  # nothing compared would give every chart 1
-        raise ValueError(f"chart check names no item; choose among {', '.join(CHECKS)}")
-    return normalized
 
 
 def checks_for_keys(keys: Sequence[str]) -> list[str]:
