@@ -35,13 +35,18 @@ from typing import Any, Literal
 
 from daharness.core.registry import scorer
 from daharness.core.score import Score
-from daharness.core.scoring import NoOptions, ScoringContext
+from daharness.core.scoring import ModeGroup, NoOptions, ScoringContext
 from daharness.core.task import Task
-from daharness.scoring.modes import CLOSED_FORM_MODES
 from daharness.scoring.plain_number import PLAIN_NUMBER
 
 Mode = Literal["strict", "normalized"]
 MODES: tuple[Mode, ...] = ("strict", "normalized")
+CLOSED_FORM_MODES = ModeGroup(
+    "closed_form",
+    ("normalized", "strict"),
+    default="normalized",
+    help="'strict' is InfiAgent-DABench's official rule; 'normalized' fixes its unfair cases.",
+)
 
 OFFICIAL_PATTERN = re.compile(r"@(\w+)\[(.*?)\]")
 _ANSWER_START = re.compile(r"@(\w+)\[")

@@ -58,6 +58,7 @@ from pydantic import field_validator
 from daharness.core.registry import scorer
 from daharness.core.score import Score
 from daharness.core.scoring import GoldMissing, ScoringContext
+from daharness.families.workspace.modes import WORKSPACE_MODES
 from daharness.families.workspace.scorers.chart_compat import (
     OFFICIAL_KEYS,
     OfficialChart,
@@ -80,7 +81,6 @@ from daharness.scoring.chart_captures import (
 )
 from daharness.scoring.chart_corrected import ChartView, views_from_dabench
 from daharness.scoring.chart_match import fuzz_ratio, similarity
-from daharness.scoring.modes import WORKSPACE_MODES
 from daharness.scoring.outputs import OutputFileOptions, nothing_collected
 
 __all__ = ["ChartFiles", "fuzz_ratio", "load_capture", "score_chart", "similarity"]

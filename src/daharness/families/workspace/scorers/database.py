@@ -47,6 +47,7 @@ import pandas as pd
 from daharness.core.registry import scorer
 from daharness.core.score import Score
 from daharness.core.scoring import ScoringContext
+from daharness.families.workspace.modes import WORKSPACE_MODES
 from daharness.families.workspace.scorers.table import (
     ComparisonOptions,
     ComparisonTimeout,
@@ -58,7 +59,6 @@ from daharness.families.workspace.scorers.table import (
     compare_frames,
     read_csv,
 )
-from daharness.scoring.modes import WORKSPACE_MODES
 from daharness.scoring.outputs import nothing_collected
 
 Engine = Literal["sqlite", "duckdb"]

@@ -74,6 +74,7 @@ from pydantic import field_validator
 from daharness.core.registry import scorer
 from daharness.core.score import Score
 from daharness.core.scoring import ScoringContext
+from daharness.families.workspace.modes import WORKSPACE_MODES
 from daharness.families.workspace.scorers.ml_columns import (
     Unscorable,
     aligned_columns,
@@ -94,7 +95,6 @@ from daharness.families.workspace.scorers.ml_metrics import (
     resolve_metric,
 )
 from daharness.families.workspace.scorers.ml_official import official_metric, official_normalize
-from daharness.scoring.modes import WORKSPACE_MODES
 from daharness.scoring.outputs import OutputFileOptions, nothing_collected
 
 __all__ = [

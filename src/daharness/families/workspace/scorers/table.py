@@ -71,8 +71,8 @@ from pydantic import Field
 from daharness.core.registry import scorer
 from daharness.core.score import Score
 from daharness.core.scoring import ScoringContext
+from daharness.families.workspace.modes import WORKSPACE_MODES
 from daharness.scoring.exactness import TextRules, text_key
-from daharness.scoring.modes import WORKSPACE_MODES
 from daharness.scoring.outputs import OutputFileOptions, nothing_collected
 from daharness.scoring.plain_number import PLAIN_NUMBER
 
