@@ -543,9 +543,9 @@ def validate(
     from daharness.report.terminal import print_validation
     from daharness.runs.pipeline import family_hooks
     from daharness.runs.runner import select_tasks
+    from daharness.runs.validate import validate_task
     from daharness.sandbox import check_backend
     from daharness.suites import load_suite
-    from daharness.validate import validate_task
 
     check_backend("bwrap")
     loaded = load_suite(suite)

@@ -3,7 +3,7 @@
 from daharness.core.agent import Agent
 from daharness.core.backend import SandboxBackend, SkippedEntry, Snapshot
 from daharness.core.errors import InfrastructureError, UserError, located
-from daharness.core.family import FamilyBase, SampleEnvironment, SandboxAdditions
+from daharness.core.family import FamilyBase, Mutation, SampleEnvironment, SandboxAdditions
 from daharness.core.limits import Limits
 from daharness.core.observation import ErrorInfo, Observation
 from daharness.core.record import SampleRecord
@@ -29,6 +29,7 @@ __all__ = [
     "Limits",
     "ModeGroup",
     "ModelCall",
+    "Mutation",
     "NoOptions",
     "Note",
     "Observation",

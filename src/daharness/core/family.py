@@ -8,8 +8,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from daharness.core.backend import SandboxBackend
+from daharness.core.backend import SandboxBackend, Snapshot
 from daharness.core.record import SampleRecord
+from daharness.core.runlog import ScoringSettings
 from daharness.core.submission import Submission
 from daharness.core.task import Task
 
@@ -37,6 +38,18 @@ class SandboxAdditions:
     env: dict[str, str] = field(default_factory=dict)
     path_dirs: tuple[Path, ...] = ()
     home_is_workdir: bool = False
+
+
+@dataclass(frozen=True)
+class Mutation:
+    """For `daharness validate`: the reference's result changed in one way, scored again. A `damage` (a
+    wrong agent's result) or a `forbidden` change (one the task's instruction rules out) must score below
+    the reference; an `allowed` change (one the instruction leaves open) must keep its score."""
+
+    name: str
+    submission: Submission
+    snapshot: Snapshot | None
+    kind: Literal["damage", "forbidden", "allowed"] = "damage"
 
 
 class FamilyBase:
@@ -76,6 +89,14 @@ class FamilyBase:
     def finish(self, task: Task, env: SampleEnvironment, submission: Submission) -> None:
         """After the agent ends, before its files are collected: e.g. run a check script and keep its
         output in `submission.evidence`, which scorers read."""
+
+    def mutations(
+        self, task: Task, submission: Submission, snapshot: Snapshot, scoring: ScoringSettings
+    ) -> Iterator[Mutation]:
+        """For `daharness validate`: the reference's result (its `submission` and collected files in
+        `snapshot`) changed in the ways a wrong agent would change it, each named. A mutation's files may
+        live only until the next one is asked for."""
+        return iter(())
 
     def damaged(
         self,

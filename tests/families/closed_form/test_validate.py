@@ -11,8 +11,8 @@ import pytest
 from daharness.core.runlog import ScoringSettings
 from daharness.families.closed_form.damage import damaged_answers, written
 from daharness.families.closed_form.scorer import score_closed_form
+from daharness.runs.validate import validate_task
 from daharness.suites import load_suite
-from daharness.validate import validate_task
 
 RUNNABLE = Path(__file__).parents[2] / "fixtures" / "runnable"
 

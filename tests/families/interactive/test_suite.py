@@ -19,8 +19,8 @@ from daharness.families.interactive.run import code_options
 from daharness.report.build import build_report
 from daharness.report.html import render_html
 from daharness.runs.rundir import RunDir
+from daharness.runs.validate import TaskValidation, validate_task
 from daharness.suites import load_suite
-from daharness.validate import TaskValidation, validate_task
 
 SUITE = load_suite("interactive")
 RESULT_TYPES = {"dataframe", "series", "scalar", "list", "dict", "tuple", "plot", "model"}

@@ -7,14 +7,19 @@ error are left out and counted apart, as everywhere in the report.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from rich.table import Table
 
-from daharness.core.family import FamilyBase
+from daharness.core.backend import Snapshot
+from daharness.core.family import FamilyBase, Mutation
 from daharness.core.record import SampleRecord
 from daharness.core.registry import family
+from daharness.core.runlog import ScoringSettings
+from daharness.core.submission import Submission
+from daharness.core.task import Task
+from daharness.families.workspace import damage
 from daharness.report.html import card, svg_bars
 from daharness.report.html import pct as pct_html
 from daharness.report.terminal import pct
@@ -64,6 +69,11 @@ class WorkspaceFamily(FamilyBase):
 
     mode_group = "workspace"
     title = "workspace (DA-Code)"
+
+    def mutations(
+        self, task: Task, submission: Submission, snapshot: Snapshot, scoring: ScoringSettings
+    ) -> Iterator[Mutation]:
+        return damage.mutations(task, submission, snapshot, scoring)
 
     def figures(self, records: list[SampleRecord]) -> dict[str, Any] | None:
         return category_figures(records)

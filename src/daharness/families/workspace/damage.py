@@ -1,14 +1,10 @@
-"""`daharness validate`: check a suite's tasks the way DA-Code's authors did (section 3.5).
+"""What `daharness validate` does to a workspace task's result (DA-Code's check, section 3.5).
 
-For every task the reference solution runs in the sandbox and must score 1 (ML tasks: at least the
-task's `threshold`). Then its outputs are damaged in ways a wrong agent would damage them — deleted,
-a column dropped, numbers moved by 5%, the chart type or a label changed — and every damaged version
-must score below the reference. In corrected mode the outputs and the final answer also get the
-mutations of what an instruction may fix (case, whitespace, order, rounding; `instruction_mutations`):
-those the task's scorer options forbid must score lower, those they allow must keep the score. A family
-may add damaged answers of its own (`FamilyBase.damaged`: a closed-form number moved by 5%, a wrong
-letter, a dropped intent, the suite's decoy code...); such an answer must lower the score or, where the family reports one, the score's
-`accr` (Tapilot's AccR). A task that fails a check is reported; the command exits non-zero if any does.
+The reference's outputs are damaged in ways a wrong agent would damage them — deleted, a column
+dropped, numbers moved by 5%, the chart type or a label changed — and every damaged version must score
+below the reference. In corrected mode the outputs and the final answer also get the mutations of what
+an instruction may fix (case, whitespace, order, rounding; `instruction_mutations`): those the task's
+scorer options forbid must score lower, those they allow must keep the score.
 """
 
 from __future__ import annotations
@@ -20,131 +16,53 @@ import shutil
 import sqlite3
 import tempfile
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Literal
 
 import pandas as pd
 
-from daharness.agents.reference import ReferenceAgent
 from daharness.core.backend import Snapshot
-from daharness.core.limits import Limits
+from daharness.core.family import Mutation
 from daharness.core.runlog import ScoringSettings
-from daharness.core.score import Score
 from daharness.core.submission import Submission
 from daharness.core.task import Task
 from daharness.families.workspace.instruction_mutations import instruction_mutations
-from daharness.runs.pipeline import SandboxSettings, family_hooks, solve_and_collect, started
+from daharness.families.workspace.modes import WORKSPACE_MODES
 from daharness.sandbox.workspace import folder_snapshot
-from daharness.scoring import score_submission
 
 # damages the file in place (its chart captures, when they matter, in the folder given); False when it
 # does not apply
-Mutation = Callable[[Path, Path | None], bool]
+FileDamage = Callable[[Path, Path | None], bool]
 
 
-@dataclass
-class TaskValidation:
-    task_id: str
-    reference_score: float | None = None
-    required: float = 1.0
-    problems: list[str] = field(default_factory=list)
-    mutations: dict[str, float] = field(default_factory=dict)
-    allowed: dict[str, float] = field(default_factory=dict)  # changes the instruction allows
-
-    @property
-    def ok(self) -> bool:
-        return not self.problems
+def mutations(
+    task: Task, submission: Submission, snapshot: Snapshot, scoring: ScoringSettings
+) -> Iterator[Mutation]:
+    """Each output damaged, then (corrected mode) what an instruction may allow or forbid."""
+    for name, damaged in _damaged_copies(snapshot, task):
+        yield Mutation(name, submission, damaged)
+    if scoring.mode(WORKSPACE_MODES.name, WORKSPACE_MODES.default) == "corrected":
+        yield from _instruction_mutations(task, submission, snapshot)
 
 
-def validate_task(task: Task, *, scoring: ScoringSettings, limits: Limits | None = None) -> TaskValidation:
-    result = TaskValidation(task.id, required=float(task.gold.data.get("threshold") or 1.0))
-    snapshot = None
-    settings = SandboxSettings(limits=limits or Limits())
-    try:
-        submission, snapshot = solve_and_collect(task, ReferenceAgent(), settings)
-        score = score_submission(task, submission, snapshot, scoring)
-        result.reference_score = score.value
-        if score.value < result.required:
-            result.problems.append(
-                f"reference scores {score.value:.3f} < {result.required:g}: {score.explanation}"
-            )
-            return result
-        if _accr(score) < result.required:
-            result.problems.append(
-                f"reference's AccR is {_accr(score):.3f} < {result.required:g}: {score.explanation}"
-            )
-            return result
-        for name, damaged in _damaged_copies(snapshot, task):
-            value = score_submission(task, submission, damaged, scoring).value
-            result.mutations[name] = value
-            if value >= score.value:
-                result.problems.append(f"mutation '{name}' still scores {value:.3f}")
-        if scoring.mode("workspace", "corrected") == "corrected":
-            _check_instruction_mutations(task, submission, snapshot, scoring, score.value, result)
-        scratch = snapshot.root.parent / "validate"
-        family = family_hooks(task)
-        for name, wrong in family.damaged(task, submission, lambda: started(task, settings), scratch):
-            damaged = score_submission(task, wrong, snapshot, scoring)
-            result.mutations[name] = min(damaged.value, _accr(damaged))
-            if damaged.value >= score.value and _accr(damaged) >= _accr(score):
-                result.problems.append(f"damaged answer '{name}' still scores {damaged.value:.3f}")
-    except Exception as exc:  # a broken task is a finding, not a crash of the command
-        result.problems.append(f"{type(exc).__name__}: {exc}")
-    finally:
-        if snapshot is not None:
-            shutil.rmtree(snapshot.root.parent, ignore_errors=True)
-    return result
-
-
-def _check_instruction_mutations(
-    task: Task,
-    submission: Submission,
-    snapshot: Snapshot,
-    scoring: ScoringSettings,
-    reference: float,
-    result: TaskValidation,
-) -> None:
-    """Forbidden changes must score lower, allowed ones keep the reference's score."""
+def _instruction_mutations(task: Task, submission: Submission, snapshot: Snapshot) -> Iterator[Mutation]:
+    """The changes an instruction may fix, each forbidden or allowed by the scorer's options."""
     for spec in task.scorers:
         output = spec.options.get("file")
         for mutation in instruction_mutations(spec):
             name = f"{mutation.label} {output or 'the final answer'}"
-            value: float | None = None
+            kind: Literal["forbidden", "allowed"] = "forbidden" if mutation.forbidden else "allowed"
             if output and snapshot.path(output) is not None:
-                value = _score_changed_file(task, submission, snapshot, scoring, output, mutation.change_file)
+                with tempfile.TemporaryDirectory() as scratch:
+                    copy = Path(scratch) / "files"
+                    shutil.copytree(snapshot.root, copy)
+                    if mutation.change_file(copy / output):
+                        yield Mutation(
+                            name, submission, folder_snapshot(copy, captures=snapshot.captures), kind
+                        )
             elif not output and (answer := _changed_answer(submission.answer, mutation.change_value)):
                 altered = dataclasses.replace(submission, answers=[*submission.answers[:-1], answer])
-                value = score_submission(task, altered, snapshot, scoring).value
-            if value is None:
-                continue
-            if mutation.forbidden:
-                result.mutations[name] = value
-                if value >= reference:
-                    result.problems.append(
-                        f"mutation '{name}' still scores {value:.3f} (the task forbids it)"
-                    )
-            else:
-                result.allowed[name] = value
-                if value < reference:
-                    result.problems.append(
-                        f"'{name}' scores {value:.3f}, but the task's options allow it (corrected mode must not "
-                        "penalize what the instruction leaves open)"
-                    )
-
-
-def _score_changed_file(
-    task: Task, submission: Submission, snapshot: Snapshot, scoring: ScoringSettings, output: str,
-    change: Callable[[Path], bool],
-) -> float | None:  # fmt: skip
-    """The score with `output` changed in a copy of the files (None when the change does not apply)."""
-    with tempfile.TemporaryDirectory() as scratch:
-        copy = Path(scratch) / "files"
-        shutil.copytree(snapshot.root, copy)
-        if not change(copy / output):
-            return None
-        return score_submission(
-            task, submission, folder_snapshot(copy, captures=snapshot.captures), scoring
-        ).value
+                yield Mutation(name, altered, snapshot, kind)
 
 
 def _changed_answer(answer: str | None, change: Callable[[object], object]) -> str | None:
@@ -155,11 +73,6 @@ def _changed_answer(answer: str | None, change: Callable[[object], object]) -> s
         return None
     changed = change(value)
     return json.dumps(changed) if changed != value else None
-
-
-def _accr(score: Score) -> float:
-    """A family's second figure of a score (Tapilot's AccR), else the score itself."""
-    return float(score.details.get("accr", score.value))
 
 
 def _damaged_copies(snapshot: Snapshot, task: Task) -> Iterator[tuple[str, Snapshot]]:
@@ -175,8 +88,8 @@ def _damaged_copies(snapshot: Snapshot, task: Task) -> Iterator[tuple[str, Snaps
                     yield f"{label} {output}", folder_snapshot(copy, captures=captures)
 
 
-def _mutations_for(output: str, task: Task) -> list[tuple[str, Mutation]]:
-    mutations: list[tuple[str, Mutation]] = [("delete", _delete)]
+def _mutations_for(output: str, task: Task) -> list[tuple[str, FileDamage]]:
+    mutations: list[tuple[str, FileDamage]] = [("delete", _delete)]
     suffix = Path(output).suffix.lower()
     scorers = {spec.name for spec in task.scorers if spec.options.get("file") == output}
     if suffix == ".csv" and "ml" in scorers:
