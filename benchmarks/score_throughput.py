@@ -16,8 +16,8 @@ from pathlib import Path
 
 from daharness.core.task import AnswerFormat, Family, Gold, ScorerSpec, Task, TaskMetadata
 from daharness.families.closed_form.family import dabench_figures, question_result
+from daharness.families.closed_form.rescore import rescore_dabench
 from daharness.families.closed_form.scorer import MODES, score_closed_form
-from daharness.rescore import rescore_dabench
 
 CONCEPTS = ["Summary Statistics", "Feature Engineering", "Correlation Analysis", "Machine Learning",
             "Distribution Analysis", "Outlier Detection", "Comprehensive Data Preprocessing"]  # fmt: skip

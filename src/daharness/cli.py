@@ -377,8 +377,7 @@ def score(
     from daharness.report.build import write_json
 
     if dacode_eval is not None:
-        from daharness.report.terminal import print_rescored_outputs
-        from daharness.rescore import rescore_dacode
+        from daharness.families.workspace.rescore import print_rescored_outputs, rescore_dacode
 
         if dacode_tasks is None or gold is None or outputs is None:
             raise UserError("--dacode-eval needs --dacode-tasks, --gold and --outputs too")
@@ -394,7 +393,7 @@ def score(
         print_rescored_outputs(out, figures, f"DA-Code outputs · {workspace_mode.value}")
     else:
         from daharness.families.closed_form.family import official_analysis, print_dabench
-        from daharness.rescore import rescore_dabench
+        from daharness.families.closed_form.rescore import rescore_dabench
 
         if responses is None:
             raise UserError(
@@ -423,7 +422,7 @@ def rescore(
     """Score a finished run again from its saved answers and artifacts, into a new run directory."""
     from daharness.report.build import write_report
     from daharness.report.terminal import print_report
-    from daharness.rescore import rescore_run
+    from daharness.runs.rescore import rescore_run
 
     chosen = interactive_mode if interactive_mode != InteractiveMode.corrected else None
     run = rescore_run(run_dir, out_dir, _scoring(mode, workspace_mode, chosen))

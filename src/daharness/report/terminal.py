@@ -154,34 +154,6 @@ def print_unsupported(console: Console, suite: str, unsupported: dict[str, str])
     console.print(table)
 
 
-def print_rescored_outputs(console: Console, figures: dict[str, Any], title: str) -> None:
-    """Per-task scores of rescored DA-Agent outputs, with the by-type and by-hardness means."""
-    table = Table(title=title, title_justify="left")
-    table.add_column("task")
-    table.add_column("score", justify="right")
-    table.add_column("why (below 1)", overflow="fold")
-    reasons = figures.get("explanations", {})
-    for task_id, value in figures["scores"].items():
-        table.add_row(
-            task_id,
-            f"{value:.4f}" + (" (no output)" if task_id in figures["missing_outputs"] else ""),
-            escape(reasons.get(task_id, "")[:120]) if value < 1 else "",
-        )
-    console.print(table)
-    for label, key in (
-        ("by category", "by_category"),
-        ("by type", "by_subcategory"),
-        ("by hardness", "by_level"),
-    ):
-        console.print(f"{label}: " + ", ".join(f"{k} {v:.4f}" for k, v in figures.get(key, {}).items()))
-    console.print(f"average {figures['average']:.4f} over {len(figures['scores'])} tasks")
-    if figures.get("official_average_without_missing") is not None:
-        console.print(
-            "the official tool drops tasks without output: its average would be "
-            f"{figures['official_average_without_missing']:.4f}"
-        )
-
-
 def print_isolation(console: Console, report: dict[str, Any]) -> None:
     """`daharness doctor`: how agent code is isolated here and how each limit is enforced."""
     backend = escape(report["backend"])

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from daharness.rescore import rescore_dabench
+from daharness.families.closed_form.rescore import rescore_dabench
 
 MINI = Path(__file__).parent / "fixtures" / "dabench_mini"
 

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from helpers import shared_folder
 
-from daharness.rescore import rescore_dacode
+from daharness.families.workspace.rescore import rescore_dacode
 
 MATERIAL = shared_folder() / "dacode-public"
 EXPERIMENTS = ("gold", "shuffled", "scaled", "missing")
