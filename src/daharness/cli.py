@@ -576,24 +576,23 @@ def validate(
 def _validate_states(
     loaded: Any, tasks: list[Any], scoring: Any, concurrency: int, json_path: Path | None
 ) -> bool:
-    """Tasks checked by their states (workflow families): untouched 0, gold 1. True when all pass."""
-    from concurrent.futures import ThreadPoolExecutor
-
-    from daharness.families.workflow.validate import WorkflowValidation, validate_workflow_task
+    """Tasks checked by their states, each family its own way (workflow: untouched 0, gold 1). True when
+    all pass."""
     from daharness.report.build import write_json
-    from daharness.report.terminal import print_workflow_validation
+    from daharness.runs.pipeline import family_hooks
 
-    unsupported = [
-        WorkflowValidation(i, supported=False, reason=why) for i, why in loaded.unsupported.items()
-    ]
-    with ThreadPoolExecutor(max_workers=concurrency) as pool:
-        checked = list(pool.map(lambda task: validate_workflow_task(task, scoring=scoring), tasks))
-    results = sorted(unsupported + checked, key=lambda result: result.task_id)
-    print_workflow_validation(out, loaded.name, results)
+    found: dict[str, Any] = {}
+    passed = True
+    for family in dict.fromkeys(family_hooks(task) for task in tasks):
+        own = [task for task in tasks if family_hooks(task) is family]
+        results = family.validate_states(loaded, own, scoring, concurrency)
+        family.print_validation(out, loaded.name, results)
+        found.update({result.task_id: result.as_json() for result in results})
+        passed = passed and all(result.ok for result in results)
     if json_path is not None:
-        write_json(json_path, {result.task_id: result.as_json() for result in results})
+        write_json(json_path, found)
         out.print(f"wrote {json_path}")
-    return all(result.ok for result in results)
+    return passed
 
 
 class SchemaName(StrEnum):

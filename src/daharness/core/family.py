@@ -1,4 +1,6 @@
-"""What a family contributes: its report figures and its per-sample hooks around the agent."""
+"""What a family contributes: its report figures, its per-sample hooks around the agent, and what the
+command line and the shared layers ask of it (its scoring modes and format options, its built-in suite,
+how `daharness validate` checks its tasks), so that nothing outside the family names it."""
 
 from __future__ import annotations
 
@@ -11,7 +13,9 @@ from typing import Any, Literal
 from daharness.core.backend import SandboxBackend, Snapshot
 from daharness.core.record import SampleRecord
 from daharness.core.runlog import ScoringSettings
+from daharness.core.scoring import ModeGroup
 from daharness.core.submission import Submission
+from daharness.core.suite import Suite
 from daharness.core.task import Task
 
 # a sandbox holding the task's untouched files, started and closed by the `with` block
@@ -52,11 +56,39 @@ class Mutation:
     kind: Literal["damage", "forbidden", "allowed"] = "damage"
 
 
+@dataclass(frozen=True)
+class FormatOption:
+    """A command-line option of a suite format the family loads, handed to its loader by `name` (left
+    out when not given): `daharness run --suite dabench:Q.jsonl --labels L.jsonl`."""
+
+    name: str  # the loader's option, and the command's parameter
+    help: str
+    kind: Literal["path", "choice", "flag"] = "path"  # a flag is given as True, or not at all
+    choices: tuple[str, ...] = ()
+    flag: str = ""  # "" is --<name>
+    # True: it chooses how the tasks read (`run` only); False: where the suite's files are (every
+    # command that loads a suite by path)
+    variant: bool = False
+
+    @property
+    def option(self) -> str:
+        return self.flag or "--" + self.name.replace("_", "-")
+
+
 class FamilyBase:
     """Defaults for a family registered with `@family(name)`; override what the family needs."""
 
     title = ""
-    mode_group: str | None = None  # the scoring mode group whose choice the family's tables name
+    # the run-level switch of the family's scorers (their `@scorer(modes=...)`): the command line's
+    # `mode_option` (default --<group>-mode) with `mode_help`, run.json's `scoring.modes`, report titles
+    modes: ModeGroup | None = None
+    mode_option = ""
+    mode_help = ""
+    # run.json names the mode even when no task of the run uses it (runs made before the modes were
+    # recorded only for their own tasks resume only so)
+    always_record_mode = False
+    format_options: tuple[FormatOption, ...] = ()  # options of the formats the family loads
+    suite_dir: Path | None = None  # its built-in suite, shipped with daharness: a folder with suite.json
     # False when the family's scorers read the answer text only, never a file: the harness then scores in
     # its own process (nothing hostile to bound, and a worker's imports would only cost time)
     reads_files = True
@@ -64,6 +96,15 @@ class FamilyBase:
     # outputs score lower) or "states" (the untouched state after setup scores 0 and a gold file or the
     # reference solution 1: tasks whose result lives in what their setup built, with no output to damage)
     validation: Literal["damage", "states"] = "damage"
+
+    @property
+    def mode_group(self) -> str | None:
+        """The scoring mode group whose choice the family's tables name."""
+        return self.modes.name if self.modes is not None else None
+
+    def owns_unlabelled(self, record: SampleRecord) -> bool:
+        """Whether a record written before records named their family is one of this family's."""
+        return False
 
     def figures(self, records: list[SampleRecord]) -> dict[str, Any] | None:
         """The family's figures of a run (report.json `families.<name>`), from its latest records."""
@@ -109,3 +150,13 @@ class FamilyBase:
         wrong letter...), each named; every one must score below the reference. `open_fresh` gives
         sandboxes holding the task's untouched files, `scratch` a folder for what they produce."""
         return iter(())
+
+    def validate_states(
+        self, suite: Suite, tasks: list[Task], scoring: ScoringSettings, concurrency: int
+    ) -> list[Any]:
+        """`validation = "states"`: check the tasks (and list the suite's unsupported ones), one result
+        per task with `task_id`, `ok` and `as_json()`."""
+        raise NotImplementedError(f"{type(self).__name__} checks its tasks by damage, not by states")
+
+    def print_validation(self, console: Any, suite: str, results: list[Any]) -> None:
+        """`validation = "states"`: print the results of `validate_states` (a rich Console)."""

@@ -13,7 +13,7 @@ from typing import Any
 
 from daharness.core.errors import UserError, located
 from daharness.core.record import SampleRecord
-from daharness.core.registry import families
+from daharness.core.registry import FamilyEntry, families
 from daharness.core.runlog import FORMAT_VERSION
 from daharness.report.agent_metrics import agent_figures
 from daharness.report.stats import mean_interval
@@ -24,16 +24,21 @@ REPORT_HTML = "report.html"
 
 
 def family_of(record: SampleRecord) -> str:
-    """A record's family; records written before families were recorded are told apart by category."""
+    """A record's family; a record written before records named their family belongs to the first family
+    that claims it (`FamilyBase.owns_unlabelled`)."""
     if record.family:
         return record.family
-    return "workspace" if record.category else "closed_form"
+    return next((name for name, entry in _ordered() if entry.impl.owns_unlabelled(record)), "")
+
+
+def _ordered() -> list[tuple[str, FamilyEntry]]:
+    return sorted(families.items(), key=lambda item: (item[1].order, item[0]))
 
 
 def family_figures(records: list[SampleRecord]) -> dict[str, Any]:
     """Each family's figures over its own records, in the families' registered order."""
     found: dict[str, Any] = {}
-    for name, entry in sorted(families.items(), key=lambda item: (item[1].order, item[0])):
+    for name, entry in _ordered():
         own = [r for r in records if family_of(r) == name]
         if own and (figures := entry.impl.figures(own)) is not None:
             found[name] = figures

@@ -116,34 +116,6 @@ def print_validation(console: Console, suite: str, mode: str, results: list[Any]
     )
 
 
-def print_workflow_validation(console: Console, suite: str, results: list[Any]) -> None:
-    """The table of `daharness validate` on a workflow suite: support, untouched and gold scores."""
-    table = Table(title=f"{suite}: validation", title_justify="left")
-    for column in ("task", "supported", "initial", "gold", "reference", "verdict"):
-        table.add_column(column)
-
-    def value(number: float | None) -> str:
-        return "—" if number is None else f"{number:.3f}"
-
-    for result in results:
-        if not result.supported:
-            verdict = f"[yellow]unsupported: {escape(result.reason)}[/]"
-        else:
-            verdict = "[green]ok[/]" if result.ok else "[red]" + escape("; ".join(result.problems)) + "[/]"
-        table.add_row(
-            result.task_id, "yes" if result.supported else "no", value(result.initial), value(result.gold),
-            value(result.reference), verdict,
-        )  # fmt: skip
-    console.print(table)
-    supported = [r for r in results if r.supported]
-    failed = [r.task_id for r in supported if not r.ok]
-    console.print(
-        f"{len(supported)} supported, {len(results) - len(supported)} unsupported; "
-        f"{len(supported) - len(failed)} of {len(supported)} supported tasks pass"
-        + (f"; failing: {', '.join(failed)}" if failed else "")
-    )
-
-
 def print_unsupported(console: Console, suite: str, unsupported: dict[str, str]) -> None:
     """The tasks a suite lists as unsupported here, with the reason."""
     table = Table(title=f"{suite}: unsupported tasks", title_justify="left")

@@ -6,7 +6,8 @@ A suite is named on the command line as either
 * ``FORMAT:PATH`` for files in a registered format, e.g. ``dabench:QUESTIONS.jsonl`` for official
   InfiAgent-DABench files (``daharness suites list`` lists the prefixes).
 
-Built-in suites are data, not code: a folder with a ``suite.json`` naming its format.
+Built-in suites are data, not code: a folder with a ``suite.json`` naming its format, shipped inside the
+family that owns it (``FamilyBase.suite_dir``: ``families/<name>/suite/``).
 """
 
 from __future__ import annotations
@@ -16,17 +17,17 @@ from pathlib import Path
 from typing import Any
 
 from daharness.core.errors import UserError
-from daharness.core.registry import suite_formats
+from daharness.core.registry import families, suite_formats
 from daharness.core.suite import Suite
-
-BUILTIN_ROOT = Path(__file__).resolve().parents[1] / "families"
 
 
 def builtin_suites() -> dict[str, Path]:
-    """Built-in suite name -> its folder."""
+    """Built-in suite name -> its folder, from the registered families (in the order of their names)."""
     found = {}
-    for manifest in sorted(BUILTIN_ROOT.glob("*/suite/suite.json")):
-        found[json.loads(manifest.read_text())["name"]] = manifest.parent
+    for _, entry in families.items():
+        folder = entry.impl.suite_dir
+        if folder is not None and (folder / "suite.json").is_file():
+            found[json.loads((folder / "suite.json").read_text())["name"]] = folder
     return found
 
 
@@ -68,4 +69,4 @@ def hide_what_the_manifest_names(suite: Suite, location: Path) -> Suite:
     return suite
 
 
-__all__ = ["BUILTIN_ROOT", "Suite", "builtin_suites", "load_suite"]
+__all__ = ["Suite", "builtin_suites", "load_suite"]

@@ -15,12 +15,13 @@ from typing import Any
 
 from rich.table import Table
 
-from daharness.core.family import FamilyBase, OpenFresh
+from daharness.core.family import FamilyBase, FormatOption, OpenFresh
 from daharness.core.record import SampleRecord
 from daharness.core.registry import family
 from daharness.core.submission import Submission
 from daharness.core.task import Task
 from daharness.families.closed_form.damage import damaged_answers
+from daharness.families.closed_form.scorer import CLOSED_FORM_MODES
 from daharness.report.html import card, svg_bars
 from daharness.report.html import pct as pct_html
 from daharness.report.terminal import pct
@@ -131,9 +132,20 @@ def print_dabench(console: Any, figures: dict[str, Any], title: str) -> None:
 class ClosedFormFamily(FamilyBase):
     """InfiAgent-DABench: accuracy by question, proportional and by sub-question; by concept and level."""
 
-    mode_group = "closed_form"
     title = "closed-form (InfiAgent-DABench)"
+    modes = CLOSED_FORM_MODES
+    mode_option = "--mode"
+    mode_help = "Closed-form scoring: 'normalized' or 'strict' (official rule)."
+    always_record_mode = True
+    format_options = (
+        FormatOption("labels", "Labels JSONL for a dabench: suite."),
+        FormatOption("tables", "Folder of CSV tables for a dabench: suite."),
+    )
+    suite_dir = Path(__file__).parent / "suite"
     reads_files = False
+
+    def owns_unlabelled(self, record: SampleRecord) -> bool:
+        return not record.category  # records of format 1: the closed-form ones have no category
 
     def damaged(
         self, task: Task, submission: Submission, open_fresh: OpenFresh, scratch: Path

@@ -36,7 +36,7 @@ from daharness.families.interactive.run import (
     reference_record,
 )
 from daharness.families.interactive.scorers.choice import LETTERS
-from daharness.families.interactive.scorers.code import extract_code
+from daharness.families.interactive.scorers.code import INTERACTIVE_MODES, extract_code
 from daharness.report.html import card, svg_bars
 from daharness.report.html import pct as pct_html
 from daharness.report.terminal import pct
@@ -49,8 +49,10 @@ MODE_TITLES = {"normal": "Normal", "action": "Action", "private": "Private", "pr
 class InteractiveFamily(FamilyBase):
     """Tapilot-Crossing: Acc and AccR by mode and answer type, by action type and result type."""
 
-    mode_group = "interactive"
     title = "interactive (Tapilot-Crossing)"
+    modes = INTERACTIVE_MODES
+    mode_help = "Interactive (Tapilot-Crossing) scoring: 'corrected' or 'official' (released rules)."
+    suite_dir = Path(__file__).parent / "suite"
 
     # ---- around the agent ---------------------------------------------------------------------------
 

@@ -22,13 +22,16 @@ from typing import Any
 from rich.table import Table
 
 from daharness.core.backend import SandboxBackend
-from daharness.core.family import FamilyBase, SampleEnvironment, SandboxAdditions
+from daharness.core.family import FamilyBase, FormatOption, SampleEnvironment, SandboxAdditions
 from daharness.core.record import SampleRecord
 from daharness.core.registry import family
+from daharness.core.runlog import ScoringSettings
 from daharness.core.submission import Note, Submission
+from daharness.core.suite import Suite
 from daharness.core.task import SetupStep, Task
 from daharness.families.workflow.scorers.inputs import SCRIPT_OUTPUTS
 from daharness.families.workflow.tools import tools_dir
+from daharness.families.workflow.validate import WorkflowValidation, print_workflow_validation, validate_suite
 from daharness.report.html import card, svg_bars
 from daharness.report.html import pct as pct_html
 from daharness.report.terminal import pct
@@ -49,7 +52,31 @@ class WorkflowFamily(FamilyBase):
     """Spider2-V: success rate overall, by application, category, interface and instruction kind."""
 
     title = "workflow (Spider2-V)"
+    format_options = (
+        FormatOption(
+            "instruction",
+            "spider2v: 'verbose' gives each task its step-by-step tutorial (default: as written).",
+            kind="choice",
+            choices=("abstract", "verbose"),
+            variant=True,
+        ),
+        FormatOption(
+            "rag",
+            "spider2v: add each task's retrieved documentation to its instruction.",
+            kind="flag",
+            variant=True,
+        ),
+    )
+    suite_dir = Path(__file__).parent / "suite"
     validation = "states"
+
+    def validate_states(
+        self, suite: Suite, tasks: list[Task], scoring: ScoringSettings, concurrency: int
+    ) -> list[WorkflowValidation]:
+        return validate_suite(suite, tasks, scoring, concurrency)
+
+    def print_validation(self, console: Any, suite: str, results: list[Any]) -> None:
+        print_workflow_validation(console, suite, results)
 
     def sandbox_additions(self, task: Task) -> SandboxAdditions:
         return SandboxAdditions(path_dirs=(tools_dir(),), home_is_workdir=True)

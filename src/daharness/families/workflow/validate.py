@@ -10,15 +10,21 @@ from __future__ import annotations
 
 import shutil
 import tempfile
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
 
 from daharness.agents.reference import ReferenceAgent
 from daharness.core.backend import SandboxBackend, Snapshot
 from daharness.core.limits import Limits
 from daharness.core.runlog import ScoringSettings
 from daharness.core.submission import Submission
+from daharness.core.suite import Suite
 from daharness.core.task import Task
 from daharness.runs.pipeline import SandboxSettings, solve_and_collect
 from daharness.sandbox.workspace import folder_snapshot
@@ -60,6 +66,16 @@ class WorkflowValidation:
         if self.problems:
             found["problems"] = self.problems
         return found
+
+
+def validate_suite(
+    suite: Suite, tasks: list[Task], scoring: ScoringSettings, concurrency: int
+) -> list[WorkflowValidation]:
+    """Each task checked, `concurrency` at once, with the suite's unsupported tasks and their reasons."""
+    unsupported = [WorkflowValidation(i, supported=False, reason=why) for i, why in suite.unsupported.items()]
+    with ThreadPoolExecutor(max_workers=concurrency) as pool:
+        checked = list(pool.map(lambda task: validate_workflow_task(task, scoring=scoring), tasks))
+    return sorted(unsupported + checked, key=lambda result: result.task_id)
 
 
 def validate_workflow_task(
@@ -120,3 +136,31 @@ def _reference_score(task: Task, sandbox: SandboxSettings, scoring: ScoringSetti
         return score_submission(task, submission, snapshot, scoring).value
     finally:
         shutil.rmtree(snapshot.root.parent, ignore_errors=True)
+
+
+def print_workflow_validation(console: Console, suite: str, results: list[Any]) -> None:
+    """The table of `daharness validate` on a workflow suite: support, untouched and gold scores."""
+    table = Table(title=f"{suite}: validation", title_justify="left")
+    for column in ("task", "supported", "initial", "gold", "reference", "verdict"):
+        table.add_column(column)
+
+    def value(number: float | None) -> str:
+        return "—" if number is None else f"{number:.3f}"
+
+    for result in results:
+        if not result.supported:
+            verdict = f"[yellow]unsupported: {escape(result.reason)}[/]"
+        else:
+            verdict = "[green]ok[/]" if result.ok else "[red]" + escape("; ".join(result.problems)) + "[/]"
+        table.add_row(
+            result.task_id, "yes" if result.supported else "no", value(result.initial), value(result.gold),
+            value(result.reference), verdict,
+        )  # fmt: skip
+    console.print(table)
+    supported = [r for r in results if r.supported]
+    failed = [r.task_id for r in supported if not r.ok]
+    console.print(
+        f"{len(supported)} supported, {len(results) - len(supported)} unsupported; "
+        f"{len(supported) - len(failed)} of {len(supported)} supported tasks pass"
+        + (f"; failing: {', '.join(failed)}" if failed else "")
+    )

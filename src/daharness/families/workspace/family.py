@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Sequence
+from pathlib import Path
 from typing import Any
 
 from rich.table import Table
@@ -20,6 +21,7 @@ from daharness.core.runlog import ScoringSettings
 from daharness.core.submission import Submission
 from daharness.core.task import Task
 from daharness.families.workspace import damage
+from daharness.families.workspace.modes import WORKSPACE_MODES
 from daharness.report.html import card, svg_bars
 from daharness.report.html import pct as pct_html
 from daharness.report.terminal import pct
@@ -67,8 +69,14 @@ def print_categories(console: Any, figures: dict[str, Any], title: str) -> None:
 class WorkspaceFamily(FamilyBase):
     """DA-Code: mean score overall, by category (DW / ML / EDA), sub-category and difficulty."""
 
-    mode_group = "workspace"
     title = "workspace (DA-Code)"
+    modes = WORKSPACE_MODES
+    mode_help = "Workspace (DA-Code) scoring: 'corrected' or 'compat' (official rules)."
+    always_record_mode = True
+    suite_dir = Path(__file__).parent / "suite"
+
+    def owns_unlabelled(self, record: SampleRecord) -> bool:
+        return bool(record.category)  # records of format 1: the workspace ones have a category
 
     def mutations(
         self, task: Task, submission: Submission, snapshot: Snapshot, scoring: ScoringSettings
