@@ -31,7 +31,7 @@ import openpyxl
 import pandas as pd
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
-from daharness.families.workflow.tools import tools_dir
+from daharness.families.workflow import tools_dir
 
 REPO = Path(__file__).resolve().parents[1]
 SUITE = REPO / "src" / "daharness" / "families" / "workflow" / "suite"

@@ -377,7 +377,7 @@ def score(
     from daharness.report.build import write_json
 
     if dacode_eval is not None:
-        from daharness.families.workspace.rescore import print_rescored_outputs, rescore_dacode
+        from daharness.families.workspace import print_rescored_outputs, rescore_dacode
 
         if dacode_tasks is None or gold is None or outputs is None:
             raise UserError("--dacode-eval needs --dacode-tasks, --gold and --outputs too")
@@ -392,8 +392,7 @@ def score(
         _print_warnings(warnings)
         print_rescored_outputs(out, figures, f"DA-Code outputs · {workspace_mode.value}")
     else:
-        from daharness.families.closed_form.family import official_analysis, print_dabench
-        from daharness.families.closed_form.rescore import rescore_dabench
+        from daharness.families.closed_form import official_analysis, print_dabench, rescore_dabench
 
         if responses is None:
             raise UserError(

@@ -1,4 +1,5 @@
-"""Agents by name. Importing this package registers the built-in agents; `make_agent` builds one."""
+"""Agents by name: `make_agent` builds one. Importing this package registers the agents that serve every
+family (reference, replay, DA-Agent); a family's own agents register with the family."""
 
 from __future__ import annotations
 

@@ -1,8 +1,9 @@
 """Registries by name: scorers, agents, suite formats, sandbox backends and families.
 
 Each built-in piece registers itself with a decorator in its own module; `discover()` imports the
-built-in packages and then every module that third-party packages list under the entry-point group
-`daharness.plugins`, so a new piece is one new file with one decorator:
+built-in packages (the shared sandbox backends, agents and executors, and `daharness.families`, whose
+one list imports every family) and then every module that third-party packages list under the
+entry-point group `daharness.plugins`, so a new piece is one new file with one decorator:
 
     @scorer("exact", options=ExactOptions)
     def exact(context: ScoringContext, options: ExactOptions) -> Score: ...
@@ -26,7 +27,6 @@ from daharness.core.scoring import ModeGroup, NoOptions, ScorerOptions
 
 ENTRY_POINT_GROUP = "daharness.plugins"
 BUILTIN_PLUGINS = (
-    "daharness.scoring",
     "daharness.sandbox",
     "daharness.agents",
     "daharness.families",
@@ -239,7 +239,7 @@ def executor(name: str) -> Callable[[type[T]], type[T]]:
 @dataclass(frozen=True)
 class FamilyEntry:
     name: str
-    impl: Any  # an object with the methods of `daharness.families.base.FamilyReport`
+    impl: Any  # an instance of the family's class, a subclass of `daharness.core.family.FamilyBase`
     summary: str
     order: int = field(default=100)
 

@@ -35,10 +35,11 @@ Outcome = tuple[str, Any]
 
 
 def _serve() -> None:
-    import daharness.scoring  # noqa: F401  (the built-in scorers, and pandas with them, once)
     from daharness.core.registry import discover
 
-    discover()  # plugins' entry points, once here rather than in every job's child
+    # every family's scorers (and pandas with them) and plugins' entry points, once here rather than in
+    # every job's child
+    discover()
 
     jobs, results = sys.stdin.buffer, sys.stdout.buffer
     _send(results, "ready")  # the imports are done: a job's time starts counting now

@@ -1,3 +1,12 @@
-"""The closed-form family (InfiAgent-DABench). Importing it registers its loader, scorer, agent and figures."""
+"""The closed-form family (InfiAgent-DABench): a question over one CSV, answered as `@name[value]`.
 
-from daharness.families.closed_form import agent, family, loader, scorer  # noqa: F401  (registration)
+Importing it registers the `dabench` suite format (`loader`), the `closed_form` scorer (`scorer`), the
+`react` agent (`agent`) and the family's figures and hooks (`family`). Its public face is below; the
+rest is its own.
+"""
+
+from daharness.families.closed_form import agent, loader, scorer  # noqa: F401  (registration)
+from daharness.families.closed_form.family import ClosedFormFamily, official_analysis, print_dabench
+from daharness.families.closed_form.rescore import rescore_dabench
+
+__all__ = ["ClosedFormFamily", "official_analysis", "print_dabench", "rescore_dabench"]

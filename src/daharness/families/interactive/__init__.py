@@ -1,3 +1,11 @@
-"""The interactive family (Tapilot-Crossing). Importing it registers its loader, scorers, agents and figures."""
+"""The interactive family (Tapilot-Crossing): one turn of an analysis dialogue, with its history run first.
 
-from daharness.families.interactive import agent, family, loader, scorers  # noqa: F401  (registration)
+Importing it registers the `interactive` suite format (`loader`), the `interactive_code` and `choice`
+scorers (`scorers/`), the `base`, `cot`, `react-mc` and `air` agents (`agent`) and the family's
+figures and hooks (`family`). Its public face is below; the rest is its own.
+"""
+
+from daharness.families.interactive import agent, loader, scorers  # noqa: F401  (registration)
+from daharness.families.interactive.family import InteractiveFamily
+
+__all__ = ["InteractiveFamily"]
