@@ -1,0 +1,13 @@
+"""The `daharness` command line, one module per command: it parses options and delegates; the work is
+done elsewhere. `app` holds the application and `main`; `options` what the commands share; `families`
+the options the registered families declare."""
+
+# each module registers its command; `daharness --help` lists them in this order
+# isort: off
+from daharness.cli import run, score, rescore, report, compare, view, export  # noqa: F401
+from daharness.cli import validate, schema, doctor, agents, suites  # noqa: F401
+
+# isort: on
+from daharness.cli.app import app, main
+
+__all__ = ["app", "main"]

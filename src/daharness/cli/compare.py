@@ -1,0 +1,38 @@
+"""`daharness compare`: runs side by side, with intervals and paired tests."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from daharness.cli.app import app
+from daharness.cli.options import DebugOption, JsonOption, out
+from daharness.core.errors import UserError
+
+
+@app.command()
+def compare(
+    run_dirs: Annotated[
+        list[Path], typer.Argument(help="Two or more run directories; the first is the baseline.")
+    ],
+    html_path: Annotated[Path | None, typer.Option("--html", help="Write the comparison as HTML.")] = None,
+    json_path: JsonOption = None,
+    debug: DebugOption = False,
+) -> None:
+    """Compare runs: figures with 95% intervals, paired differences and tests by group, flipped samples."""
+    from daharness.report.build import write_json, write_text
+    from daharness.report.compare import compare_runs
+    from daharness.report.compare_render import print_comparison, render_comparison_html
+
+    if len(run_dirs) < 2:
+        raise UserError("compare needs at least two run directories")
+    figures = compare_runs(run_dirs)
+    print_comparison(out, figures)
+    if html_path is not None:
+        write_text(html_path, render_comparison_html(figures))
+        out.print(f"wrote {html_path}")
+    if json_path is not None:
+        write_json(json_path, figures)
+        out.print(f"wrote {json_path}")

@@ -1,0 +1,41 @@
+"""`daharness doctor`: which isolation and limits this machine gives agent code."""
+
+from __future__ import annotations
+
+import sys
+from typing import Annotated
+
+import typer
+
+from daharness.cli.app import app
+from daharness.cli.options import DebugOption, out
+from daharness.core.errors import UserError
+
+
+@app.command()
+def doctor(
+    sandbox: Annotated[str, typer.Option(help="The sandbox backend to examine.")] = "bwrap",
+    json_output: Annotated[bool, typer.Option("--json", help="Print the findings as JSON.")] = False,
+    debug: DebugOption = False,
+) -> None:
+    """Say which isolation and limits this machine gives agent code (exit 1 if the sandbox cannot run)."""
+    import json
+
+    from daharness.core.limits import Limits
+    from daharness.core.registry import backends
+    from daharness.report.terminal import print_isolation
+    from daharness.sandbox import cgroups, describe_isolation
+    from daharness.sandbox.scratch import reap_stale
+
+    if sandbox not in backends:
+        raise UserError(f"--sandbox: no backend {sandbox!r} (known: {', '.join(backends)})")
+    reaped = reap_stale()
+    cgroups.remove_stale()
+    report = describe_isolation(sandbox, Limits())
+    report["stale_folders_removed"] = [str(path) for path in reaped]
+    if json_output:
+        sys.stdout.write(json.dumps(report, indent=2) + "\n")
+    else:
+        print_isolation(out, report)
+    if report.get("works") is False:
+        raise typer.Exit(1)

@@ -1,0 +1,31 @@
+"""`daharness rescore`: a finished run scored again, from its saved answers and artifacts."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from daharness.cli.app import app
+from daharness.cli.families import FamilyChoices, takes_family_options
+from daharness.cli.options import DebugOption, out
+
+
+@app.command()
+@takes_family_options("rescore")
+def rescore(
+    run_dir: Annotated[Path, typer.Argument(help="A finished run directory.")],
+    out_dir: Annotated[Path, typer.Option("--out", "-o", help="The new run directory.")],
+    families: FamilyChoices | None = None,
+    debug: DebugOption = False,
+) -> None:
+    """Score a finished run again from its saved answers and artifacts, into a new run directory."""
+    from daharness.report.build import write_report
+    from daharness.report.terminal import print_report
+    from daharness.runs.rescore import rescore_run
+
+    assert families is not None
+    run = rescore_run(run_dir, out_dir, families.scoring(used=None))
+    print_report(out, write_report(run))
+    out.print(f"run directory: {out_dir} (report.html, report.json)")

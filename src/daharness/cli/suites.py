@@ -1,0 +1,52 @@
+"""`daharness suites list` and `daharness suites check`: the built-in suites and formats, and a suite's
+data defects."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+from rich.markup import escape
+
+from daharness.cli.app import suites_app
+from daharness.cli.families import FamilyChoices, takes_family_options
+from daharness.cli.options import DebugOption, out
+
+
+@suites_app.command("list")
+def suites_list(debug: DebugOption = False) -> None:
+    """List the built-in suites and the formats that name suites by path."""
+    from daharness.core.registry import suite_formats
+    from daharness.suites import builtin_suites, load_suite
+
+    for name in builtin_suites():
+        loaded = load_suite(name)
+        out.print(f"{name}: {len(loaded.tasks)} tasks — {loaded.description}")
+    for name, entry in suite_formats.items():
+        if entry.prefix:
+            out.print(f"{entry.prefix}PATH: {escape(entry.summary)} ({name})")
+
+
+@suites_app.command("check")
+@takes_family_options("suites", "check", modes=(), formats="data")
+def suites_check(
+    suite: Annotated[str, typer.Argument(help="Built-in name or FORMAT:PATH.")] = "closed-form",
+    families: FamilyChoices | None = None,
+    debug: DebugOption = False,
+) -> None:
+    """Load a suite and list every task whose data has defects (exit 1 if any)."""
+    from daharness.report.terminal import print_unsupported
+    from daharness.suites import load_suite
+
+    assert families is not None
+    loaded = load_suite(suite, **families.format_options())
+    flagged = [task for task in loaded.tasks if task.warnings]
+    for task in flagged:
+        for warning in task.warnings:
+            out.print(f"[yellow]{escape(warning)}[/]")
+    if loaded.unsupported:
+        print_unsupported(out, loaded.name, loaded.unsupported)
+        out.print(f"{loaded.name}: {len(loaded.tasks)} supported, {len(loaded.unsupported)} unsupported")
+    out.print(f"{loaded.name}: {len(loaded.tasks)} tasks, {len(flagged)} with defects")
+    if flagged:
+        raise typer.Exit(1)
