@@ -7,11 +7,6 @@ import re
 from html import escape
 from typing import Any
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt
-
 from daharness.core.registry import families
 
 _GREEN, _RED, _GREY = "#2e7d32", "#c62828", "#9e9e9e"
@@ -39,6 +34,11 @@ def svg_bars(
     labels = list(values)
     heights = [values[k] * 100 for k in labels]
     colors = [_GREEN if h >= 50 else _RED for h in heights]
+    import matplotlib  # here, not at the top: families import this module when they register
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
     figure, axes = plt.subplots(figsize=(6.2, 0.45 * len(labels) + 1.2) if horizontal else (6.2, 3.4))
     if horizontal:
         bars = axes.barh(labels, heights, color=colors)

@@ -13,9 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from matplotlib.colors import is_color_like, to_rgb
 from rapidfuzz import fuzz
-from scipy.optimize import linear_sum_assignment
 
 TITLE_THRESHOLD = 90  # a title matches at ratio >= 90
 LABEL_THRESHOLD = 95  # a label matches at ratio > 95
@@ -122,6 +120,8 @@ def one_to_one(predicted: list[str], gold: list[str]) -> bool:
     """Whether the labels pair up one to one (a maximum matching of matching labels)."""
     if not gold:
         return not predicted
+    from scipy.optimize import linear_sum_assignment  # imported when used: families register cheaply
+
     matches = np.array([[label_match(p, g) for g in gold] for p in predicted], dtype=float)
     rows, cols = linear_sum_assignment(-matches)
     return bool(matches[rows, cols].sum() == len(gold))
@@ -132,6 +132,8 @@ def one_to_one(predicted: list[str], gold: list[str]) -> bool:
 
 def rgb(color: str) -> np.ndarray:
     """A matplotlib colour as integer RGB, 0..255 per channel."""
+    from matplotlib.colors import to_rgb
+
     return np.round(np.array(to_rgb(color)) * 255)
 
 
@@ -153,6 +155,8 @@ def official_colors(predicted: list[str], gold: list[str]) -> Verdict:
 def colors_verdict(predicted: list[str], gold: list[str]) -> Verdict:
     """corrected: colours match both ways (every predicted colour near a gold one and the reverse); a
     predicted value that is no colour matches nothing (a gold one raises: a benchmark defect)."""
+    from matplotlib.colors import is_color_like
+
     colours = [c for c in predicted if is_color_like(c)]
     extra = [c for c in predicted if c not in colours or not near_any(c, gold)]
     missing = [c for c in gold if not near_any(c, colours)]

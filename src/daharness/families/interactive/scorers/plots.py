@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from PIL import Image
 
 from daharness.families.interactive.scorers.values import Verdict
 from daharness.scoring.chart_captures import compare_captures
@@ -29,6 +28,8 @@ MAX_PIXELS = 50_000_000  # a larger image is not decoded (a decompression bomb, 
 
 
 def _grayscale(path: Path) -> np.ndarray:
+    from PIL import Image  # imported when used: the family registers cheaply
+
     with Image.open(path) as image:
         if image.width * image.height > MAX_PIXELS:
             raise ValueError(f"the image has {image.width}x{image.height} pixels, more than {MAX_PIXELS}")

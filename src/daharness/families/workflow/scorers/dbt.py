@@ -9,7 +9,6 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Literal
 
-import duckdb
 from pydantic import Field
 
 from daharness.core.registry import scorer
@@ -82,6 +81,8 @@ Query = Callable[..., list[tuple[Any, ...]]]
 def _connect(db_type: str, path: Path) -> Iterator[Query]:
     """A read-only connection as a query function."""
     if db_type == "duckdb":
+        import duckdb  # imported when used: the family registers cheaply
+
         connection: Any = duckdb.connect(str(path), read_only=True)
     else:
         connection = sqlite3.connect(f"file:{path}?mode=ro", uri=True)

@@ -41,7 +41,6 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Literal
 
-import duckdb
 import pandas as pd
 
 from daharness.core.registry import scorer
@@ -64,8 +63,13 @@ from daharness.scoring.outputs import nothing_collected
 Engine = Literal["sqlite", "duckdb"]
 DUCKDB_SUFFIXES = frozenset({".duckdb", ".ddb"})
 
-# pandas wraps the driver's error when read_sql_query fails
-_DatabaseError = (sqlite3.Error, duckdb.Error, pd.errors.DatabaseError)
+
+def _database_errors() -> tuple[type[Exception], ...]:
+    """What a failed query raises (pandas wraps the driver's error when read_sql_query fails); duckdb is
+    imported when first needed, so that the family registers cheaply."""
+    import duckdb
+
+    return (sqlite3.Error, duckdb.Error, pd.errors.DatabaseError)
 
 
 def engine_of(path: Path) -> Engine:
@@ -116,6 +120,8 @@ def _open(path: Path) -> Iterator[_Database]:
     """Open read-only (a missing SQLite file is never created); raises the driver's error if it is no DB."""
     engine = engine_of(path)
     if engine == "duckdb":
+        import duckdb
+
         connection: Any = duckdb.connect(str(path), read_only=True)
     else:
         connection = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
@@ -219,7 +225,7 @@ def _gold_frames(
                 deadline.check()
                 frames[name] = database.read(name, compat=compat)
             return frames
-    except (*_DatabaseError, ValueError) as exc:
+    except (*_database_errors(), ValueError) as exc:
         if isinstance(exc, GoldTableError):
             raise
         raise GoldTableError(f"cannot read gold database {gold.name}: {exc}") from exc
@@ -233,7 +239,7 @@ def _compare_official(
         with _open(predicted) as database:
             try:
                 pairs = [(name, name, database.read(name, compat=True)) for name in gold_frames]
-            except (*_DatabaseError, ValueError):
+            except (*_database_errors(), ValueError):
                 # Defect: fall back to all predicted tables, paired with the gold ones by position.
                 names = database.table_names(internal=True, views=False)
                 if len(names) != len(gold_frames):
@@ -243,7 +249,7 @@ def _compare_official(
                     (gold_name, name, database.read(name, compat=True))
                     for gold_name, name in zip(gold_frames, names, strict=True)
                 ]
-    except (*_DatabaseError, ValueError) as exc:
+    except (*_database_errors(), ValueError) as exc:
         raise _PredictedUnreadable(str(exc)) from exc
 
     per_table = []
@@ -274,7 +280,7 @@ def _compare_corrected(
                 predicted_frame = database.read(predicted_name, compat=False)
                 _, compared = compare_frames(predicted_frame, gold_frame, options, deadline)
                 per_table.append({"table": gold_name, "predicted_table": predicted_name, **compared})
-    except _DatabaseError as exc:
+    except _database_errors() as exc:
         raise _PredictedUnreadable(str(exc)) from exc
     scores = [entry["score"] for entry in per_table]
     if options.score_rule == "divide":

@@ -94,7 +94,6 @@ from daharness.families.workspace.scorers.ml_metrics import (
     corrected_metric,
     resolve_metric,
 )
-from daharness.families.workspace.scorers.ml_official import official_metric, official_normalize
 from daharness.scoring.outputs import OutputFileOptions, nothing_collected
 
 __all__ = [
@@ -150,6 +149,10 @@ def metric_value(
         with warnings.catch_warnings(), np.errstate(all="ignore"):
             warnings.simplefilter("ignore")
             if mode == "compat":
+                from daharness.families.workspace.scorers.ml_official import (
+                    official_metric,  # sklearn, when used
+                )
+
                 value = official_metric(name, y_true, y_pred, features, average, balanced)
             else:
                 value = corrected_metric(name, y_true, y_pred, features, average, balanced)
@@ -184,6 +187,8 @@ def normalize_score(
     if math.isnan(raw):
         return 0.0
     if mode == "compat":
+        from daharness.families.workspace.scorers.ml_official import official_normalize
+
         return official_normalize(raw, lower_bound, upper_bound)
     if mode != "corrected":
         raise ValueError(f"unknown ML scoring mode {mode!r}; choose one of {', '.join(MODES)}")

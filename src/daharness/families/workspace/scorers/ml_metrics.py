@@ -13,22 +13,20 @@ from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
-from sklearn.metrics import (
-    accuracy_score,
-    cohen_kappa_score,
-    f1_score,
-    log_loss,
-    mean_absolute_error,
-    median_absolute_error,
-    r2_score,
-    roc_auc_score,
-    root_mean_squared_error,
-    root_mean_squared_log_error,
-    silhouette_score,
-)
 
 from daharness.scoring.plain_number import PLAIN_NUMBER
 
+
+class _LazyMetrics:
+    """sklearn.metrics, imported when a metric is first computed, so that the family registers cheaply."""
+
+    def __getattr__(self, name: str) -> Any:
+        import sklearn.metrics
+
+        return getattr(sklearn.metrics, name)
+
+
+_sklearn = _LazyMetrics()
 Mode = Literal["corrected", "compat"]
 MODES: tuple[Mode, ...] = ("corrected", "compat")
 Average = Literal["weighted", "macro", "micro", "binary"]
@@ -141,7 +139,7 @@ def corrected_metric(
         pred = as_labels(as_column(y_pred, "predictions"))
         same_length(truth, pred)
         if name == "accuracy":
-            return float(accuracy_score(truth, pred))
+            return float(_sklearn.accuracy_score(truth, pred))
         return _f1(truth, pred, average)
     if name == "quadratic_weighted_kappa":
         return _qwk(as_column(y_true, "gold"), as_column(y_pred, "predictions"))
@@ -155,18 +153,18 @@ def corrected_metric(
     if name == "r2":
         if len(truth) < 2:
             raise MetricError("r2 needs at least two rows")
-        return float(r2_score(truth, pred))
+        return float(_sklearn.r2_score(truth, pred))
     if name == "mae":
-        return float(mean_absolute_error(truth, pred))
+        return float(_sklearn.mean_absolute_error(truth, pred))
     if name == "medae":
-        return float(median_absolute_error(truth, pred))
+        return float(_sklearn.median_absolute_error(truth, pred))
     if name == "rmse":
-        return float(root_mean_squared_error(truth, pred))  # the mean of per-column RMSEs
+        return float(_sklearn.root_mean_squared_error(truth, pred))  # the mean of per-column RMSEs
     if name == "rmsle":
         if (truth <= -1).any():
             raise MetricError("rmsle needs gold values above -1")
         # Negative predictions are clipped to 0, as officially (log1p is undefined below -1).
-        return float(root_mean_squared_log_error(truth, np.clip(pred, 0, None)))
+        return float(_sklearn.root_mean_squared_log_error(truth, np.clip(pred, 0, None)))
     # smape, in percent; 0/0 counts as no error (scikit-learn has no smape)
     denominator = (np.abs(pred) + np.abs(truth)) / 2
     ratio = np.divide(np.abs(pred - truth), denominator, out=np.zeros_like(truth), where=denominator != 0)
@@ -175,11 +173,11 @@ def corrected_metric(
 
 def _f1(truth: np.ndarray, pred: np.ndarray, average: str) -> float:
     if average != "binary":
-        return float(f1_score(truth, pred, average=average, zero_division=0))
+        return float(_sklearn.f1_score(truth, pred, average=average, zero_division=0))
     if "1" not in set(truth):
         raise MetricError("binary f1 needs 1/true among the gold labels (the positive class)")
     # 1/true against every other label, whatever the number of classes
-    return float(f1_score(truth == "1", pred == "1", zero_division=0))
+    return float(_sklearn.f1_score(truth == "1", pred == "1", zero_division=0))
 
 
 def _qwk(y_true: pd.Series, y_pred: pd.Series) -> float:
@@ -192,7 +190,7 @@ def _qwk(y_true: pd.Series, y_pred: pd.Series) -> float:
     if len(ratings) == 1:  # one rating everywhere, all agree: nothing to measure against
         return 1.0
     # Every rating between the extremes is a label, so weights follow rating distances, not label ranks.
-    return float(cohen_kappa_score(truth, pred, labels=ratings, weights="quadratic"))
+    return float(_sklearn.cohen_kappa_score(truth, pred, labels=ratings, weights="quadratic"))
 
 
 def _roc_auc(y_true: Any, y_pred: Any) -> float:
@@ -207,7 +205,7 @@ def _roc_auc(y_true: Any, y_pred: Any) -> float:
         labels = as_labels(truth.iloc[:, index], "gold")
         if len(set(labels)) != 2:
             raise MetricError(f"gold column {index} has {len(set(labels))} classes; AUC needs two")
-        scores.append(roc_auc_score(labels == max(labels), pred[:, index]))
+        scores.append(_sklearn.roc_auc_score(labels == max(labels), pred[:, index]))
     return float(np.mean(scores))
 
 
@@ -242,7 +240,7 @@ def _logloss(y_true: Any, y_pred: Any, balanced: bool) -> float:
     if balanced:
         counts = np.bincount(classes, minlength=pred.shape[1])
         weights = 1.0 / counts[classes]
-    return float(log_loss(classes, pred, labels=list(range(pred.shape[1])), sample_weight=weights))
+    return float(_sklearn.log_loss(classes, pred, labels=list(range(pred.shape[1])), sample_weight=weights))
 
 
 def _silhouette(features: Any, labels: Any) -> float:
@@ -256,4 +254,4 @@ def _silhouette(features: Any, labels: Any) -> float:
     if not 2 <= count < len(points):
         raise MetricError(f"silhouette needs 2 to n-1 clusters, got {count} for {len(points)} points")
     sample = SILHOUETTE_SAMPLE if len(points) > SILHOUETTE_SAMPLE else None
-    return float(silhouette_score(points, clusters, sample_size=sample, random_state=42))
+    return float(_sklearn.silhouette_score(points, clusters, sample_size=sample, random_state=42))

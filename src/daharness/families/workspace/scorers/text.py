@@ -66,7 +66,6 @@ from typing import Any, Literal
 import json5
 import numpy as np
 from pydantic import Field, model_validator
-from scipy.optimize import linear_sum_assignment
 
 from daharness.core.registry import scorer
 from daharness.core.score import Score
@@ -267,6 +266,8 @@ def _matched(predicted: list[Any], expected: list[Any], same: Any) -> bool:
     """True when the elements pair up one to one (a maximum matching, so tolerance cannot mislead)."""
     if not expected:
         return True
+    from scipy.optimize import linear_sum_assignment  # imported when used: the family registers cheaply
+
     equal = np.array([[same(p, e) for p in predicted] for e in expected], dtype=float)
     rows, cols = linear_sum_assignment(-equal)
     return bool(equal[rows, cols].sum() == len(expected))
