@@ -1,4 +1,10 @@
-"""The package layering of DESIGN.md: contracts at the bottom, no package importing another in a loop."""
+"""The layout of docs/design.md, checked on the package's imports (late imports included).
+
+Families over shared layers: the contracts (`core`) import nothing of daharness; the shared layers
+name no family; no family imports another; a family's scorers reach only the contracts, the shared
+scoring helpers and the family's own modules; no package imports itself through others. Each rule is
+checked on the real import graph and, so that it can fail, on a small made-up one that breaks it.
+"""
 
 from __future__ import annotations
 
@@ -6,30 +12,55 @@ import ast
 from pathlib import Path
 
 PACKAGE = Path(__file__).parents[1] / "src" / "daharness"
+SHARED = ("core", "sandbox", "runs", "models", "report", "view", "export", "scoring", "agents", "suites")
+
+# ---- the import graph ---------------------------------------------------------------------------------
 
 
-def _import_graph() -> dict[str, set[str]]:
-    """Top-level package (or module) of daharness -> the ones it imports, late imports included."""
-    edges: dict[str, set[str]] = {}
-    for path in PACKAGE.rglob("*.py"):
-        parts = path.relative_to(PACKAGE).parts
+def module_graph(package: Path = PACKAGE) -> dict[str, set[str]]:
+    """Module of daharness (dotted, without `daharness.`) -> the daharness modules it names in imports.
+    A family's built-in suite is benchmark content, not code of the package, and is left out."""
+    graph: dict[str, set[str]] = {}
+    for path in package.rglob("*.py"):
+        parts = path.relative_to(package).with_suffix("").parts
         if parts[0] == "families" and parts[2:3] == ("suite",):
-            continue  # reference solutions of the built-in suites are benchmark content
-        source = parts[0].removesuffix(".py")
+            continue
+        name = ".".join(parts).removesuffix(".__init__").removesuffix("__init__") or "__init__"
+        targets = graph.setdefault(name, set())
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-                names = [node.module]
+                found = [f"{node.module}.{alias.name}" for alias in node.names]
             elif isinstance(node, ast.Import):
-                names = [alias.name for alias in node.names]
+                found = [alias.name for alias in node.names]
             else:
                 continue
-            for name in names:
-                if name.startswith("daharness.") and name.split(".")[1] != source:
-                    edges.setdefault(source, set()).add(name.split(".")[1])
-    return edges
+            targets.update(n.removeprefix("daharness.") for n in found if n.startswith("daharness."))
+    return {source: {_module_of(target, graph) for target in targets} for source, targets in graph.items()}
 
 
-def _reachable(graph: dict[str, set[str]], start: str) -> set[str]:
+def _module_of(name: str, modules: dict[str, set[str]]) -> str:
+    """`core.registry.scorer` (a name imported from a module) -> `core.registry`."""
+    while name not in modules and "." in name:
+        name = name.rsplit(".", 1)[0]
+    return name
+
+
+def unit(module: str) -> str:
+    """The part of the layout a module belongs to: a family (`families.workflow`) or a top-level
+    package or module (`runs`, `cli`)."""
+    parts = module.split(".")
+    return ".".join(parts[:2]) if parts[0] == "families" and len(parts) > 1 else parts[0]
+
+
+def unit_graph(modules: dict[str, set[str]]) -> dict[str, set[str]]:
+    units: dict[str, set[str]] = {}
+    for source, targets in modules.items():
+        edges = units.setdefault(unit(source), set())
+        edges.update(unit(target) for target in targets if unit(target) != unit(source))
+    return units
+
+
+def reachable(graph: dict[str, set[str]], start: str) -> set[str]:
     seen: set[str] = set()
     stack = [start]
     while stack:
@@ -40,18 +71,119 @@ def _reachable(graph: dict[str, set[str]], start: str) -> set[str]:
     return seen
 
 
-def test_no_package_imports_itself_through_others() -> None:
-    graph = _import_graph()
-    cycles = sorted(name for name in graph if name in _reachable(graph, name))
-    assert cycles == []
+def is_family(name: str) -> bool:
+    return name.startswith("families.")
+
+
+# ---- the rules: each returns what breaks it -----------------------------------------------------------
+
+
+def contracts_importing_others(units: dict[str, set[str]]) -> set[str]:
+    return units.get("core", set())
+
+
+def families_importing_families(units: dict[str, set[str]]) -> set[tuple[str, str]]:
+    return {(s, t) for s, targets in units.items() if is_family(s) for t in targets if is_family(t)}
+
+
+def shared_layers_naming_families(units: dict[str, set[str]]) -> set[tuple[str, str]]:
+    return {
+        (s, t)
+        for s, targets in units.items()
+        if s in SHARED
+        for t in targets
+        if is_family(t) or t == "families"
+    }
+
+
+def scorers_reaching_beyond(modules: dict[str, set[str]]) -> set[tuple[str, str]]:
+    """A family's scorer module (`scorers/` or `scorer.py`) and a module it reaches, directly or through
+    the modules it imports, outside `core`, `scoring` and its own family."""
+    found = set()
+    for module in modules:
+        parts = module.split(".")
+        if not (is_family(module) and ("scorers" in parts[2:3] or parts[2:] == ["scorer"])):
+            continue
+        own = unit(module)
+        for target in reachable(modules, module):
+            if target in modules and unit(target) not in ("core", "scoring", own):
+                found.add((module, target))
+    return found
+
+
+def cycles(units: dict[str, set[str]]) -> set[str]:
+    return {name for name in units if name in reachable(units, name)}
+
+
+# ---- the rules hold -------------------------------------------------------------------------------------
+
+MODULES = module_graph()
+UNITS = unit_graph(MODULES)
+
+
+def test_the_graph_sees_every_family_and_layer() -> None:
+    families = {name for name in UNITS if is_family(name)}
+    assert families == {f"families.{n}" for n in ("closed_form", "workspace", "interactive", "workflow")}
+    assert set(SHARED) <= set(UNITS) and "cli" in UNITS
+    assert "families.workspace" in UNITS["families"] and "core" in UNITS["families.workflow"]
 
 
 def test_the_contracts_import_nothing_of_daharness() -> None:
-    assert _import_graph().get("core", set()) == set()
+    assert contracts_importing_others(UNITS) == set()
+
+
+def test_no_family_imports_another() -> None:
+    assert families_importing_families(UNITS) == set()
+
+
+def test_shared_layers_import_no_family() -> None:
+    assert shared_layers_naming_families(UNITS) == set()
+
+
+def test_a_familys_scorers_reach_only_core_scoring_and_their_family() -> None:
+    assert scorers_reaching_beyond(MODULES) == set()
+
+
+def test_no_package_imports_itself_through_others() -> None:
+    assert cycles(UNITS) == set()
 
 
 def test_scorers_and_agents_stay_below_runs() -> None:
-    graph = _import_graph()
-    assert _reachable(graph, "scoring") <= {"core"}
-    assert "runs" not in _reachable(graph, "agents") and "sandbox" not in graph.get("agents", set())
-    assert "sandbox" not in _reachable(graph, "scoring")  # scorers read the snapshot, not a live sandbox
+    assert reachable(UNITS, "scoring") <= {"core"}
+    assert "runs" not in reachable(UNITS, "agents") and "sandbox" not in UNITS.get("agents", set())
+    assert "sandbox" not in reachable(UNITS, "scoring")  # scorers read the snapshot, not a live sandbox
+
+
+# ---- and each can fail ------------------------------------------------------------------------------------
+
+
+def _made_up(tmp_path: Path, files: dict[str, str]) -> dict[str, set[str]]:
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    return module_graph(tmp_path)
+
+
+def test_each_rule_finds_what_breaks_it(tmp_path: Path) -> None:
+    modules = _made_up(
+        tmp_path,
+        {
+            "core/task.py": "from daharness.runs import pipeline\n",
+            "runs/pipeline.py": "def late():\n    from daharness.core import task\n",
+            "report/build.py": "from daharness.families.workflow.family import WorkflowFamily\n",
+            "families/__init__.py": "from daharness.families import workflow, workspace\n",
+            "families/workflow/family.py": "import daharness.families.workspace.modes\n",
+            "families/workflow/scorers/dbt.py": "from daharness.families.workflow import helper\n",
+            "families/workflow/helper.py": "from daharness.report import build\n",
+            "families/workflow/suite/solution.py": "from daharness.runs import pipeline\n",
+            "families/workspace/modes.py": "from daharness.core import task\n",
+        },
+    )
+    units = unit_graph(modules)
+    assert contracts_importing_others(units) == {"runs"}
+    assert families_importing_families(units) == {("families.workflow", "families.workspace")}
+    assert shared_layers_naming_families(units) == {("report", "families.workflow")}
+    # through its own helper, the scorer reaches the report (and all the report reaches)
+    assert ("families.workflow.scorers.dbt", "report.build") in scorers_reaching_beyond(modules)
+    assert {"core", "runs"} <= cycles(units)
+    assert "families.workflow.suite.solution" not in modules  # suite content is not code of the package
