@@ -41,6 +41,7 @@ def test_a_model_run_exports_samples_scores_and_messages(react_run_dir: Path, tm
     assert done.returncode == 0, done.stderr
     log = log_api.read_eval_log(str(tmp_path / "log.eval"))
     assert log.status == "success" and log.eval.model == "daharness/fake-model" and log.eval.solver == "react"
+    assert log.eval.task_version == 1  # the built-in closed-form suite's version
     assert [s.id for s in log.samples] == [task.id for task in SUITE.tasks[:4]] + ["dialogue-1"]
     metrics = log.results.scores[0].metrics
     wrong = sum(1 for index in range(4) if index % WRONG_EVERY == 0)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -20,7 +21,7 @@ from daharness.core.runlog import ScoringSettings
 from daharness.runs.pipeline import SandboxSettings
 from daharness.runs.rundir import RunDir
 from daharness.runs.runner import run_suite
-from daharness.suites import load_suite
+from daharness.suites import builtin_suites, load_suite
 
 RUNNABLE = Path(__file__).parent / "fixtures" / "runnable" / "questions.jsonl"
 SUITE = f"dabench:{RUNNABLE}"
@@ -146,6 +147,39 @@ def test_a_resume_under_other_sandbox_limits_is_refused_and_the_same_command_sta
     runs = sorted(path for path in (tmp_path / "runs").iterdir() if path.is_dir())
     attempts = [[r["attempt"] for r in _records(path) if r["id"] == "5"] for path in runs]
     assert attempts == [[1], [1, 2]]  # the third command resumed the second run, not the first
+
+
+def test_a_run_is_not_resumed_across_versions_of_its_suite(tmp_path: Path) -> None:
+    """A suite raises its version when its data or scoring changes: samples scored under the old version
+    are not mixed with new ones. A run made before run.json recorded versions is resumed as before."""
+    folder = shutil.copytree(builtin_suites()["closed-form"], tmp_path / "suite")
+    agent = make_agent("reference")
+    run_suite(load_suite(f"dabench:{folder}"), agent, tmp_path / "r", ids=["0"])
+    run_json = tmp_path / "r" / "run.json"
+    assert json.loads(run_json.read_text())["suite"]["version"] == 1
+    manifest = json.loads((folder / "suite.json").read_text())
+    (folder / "suite.json").write_text(json.dumps({**manifest, "version": 2}))
+    with pytest.raises(
+        UserError, match=r"holds a different run \(suite = .*'version': 1\}, now .*'version': 2\}"
+    ):
+        run_suite(load_suite(f"dabench:{folder}"), agent, tmp_path / "r", ids=["0", "2"])
+    assert [r["id"] for r in _records(tmp_path / "r")] == ["0"]
+
+    older = json.loads(run_json.read_text())
+    del older["suite"]["version"]
+    run_json.write_text(json.dumps(older))
+    run_suite(load_suite(f"dabench:{folder}"), agent, tmp_path / "r", ids=["0", "2"])
+    assert [r["id"] for r in _records(tmp_path / "r")] == ["0", "2"]
+
+
+def test_a_suite_version_that_is_no_whole_number_is_refused(tmp_path: Path) -> None:
+    folder = shutil.copytree(builtin_suites()["closed-form"], tmp_path / "suite")
+    manifest = json.loads((folder / "suite.json").read_text())
+    (folder / "suite.json").write_text(json.dumps({**manifest, "version": "2.0"}))
+    with pytest.raises(
+        UserError, match=r"suite.json: field 'version' must be a whole number from 1, got '2.0'"
+    ):
+        load_suite(f"dabench:{folder}")
 
 
 def test_an_out_path_that_cannot_hold_a_run_is_a_one_line_error(tmp_path: Path) -> None:

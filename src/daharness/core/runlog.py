@@ -82,10 +82,13 @@ class RunSpec(BaseModel):
     def conflicts_with(self, wanted: RunSpec) -> str | None:
         """Why a run recorded as `self` cannot be resumed by a command that makes `wanted`, or None.
 
-        Suite, agent and scoring must be equal, and so must the sandbox's backend and limits: samples
-        resumed under other limits (more memory, a longer timeout) would be scored under other conditions
-        than the run records. Limits a run made by an older daharness did not record are not compared."""
+        Suite (its version included), agent and scoring must be equal, and so must the sandbox's backend
+        and limits: samples resumed under other limits (more memory, a longer timeout), or of a suite whose
+        data or scoring has changed since, would be scored under other conditions than the run records.
+        A suite version or limits that a run made by an older daharness did not record are not compared."""
         existing, new = self.identity(), wanted.identity()
+        if "version" not in existing["suite"]:
+            new["suite"] = {key: value for key, value in new["suite"].items() if key != "version"}
         for key in IDENTITY_KEYS:
             if existing[key] != new[key]:
                 return f"{key} = {existing[key]!r}, now {new[key]!r}"

@@ -18,6 +18,7 @@ class Suite:
     unsupported: dict[str, str] = field(default_factory=dict)  # task id -> why it cannot run here
     spec: str = ""  # how it was named when loaded (a built-in name or PREFIX:PATH)
     options: dict[str, Any] = field(default_factory=dict)  # the format options it was loaded with
+    version: int | None = None  # suite.json's `version`: raised whenever the suite's data or scoring changes
 
     def reload_spec(self) -> dict[str, Any]:
         """How to load the suite again (kept in run.json): paths as strings, other options as they are."""
@@ -28,4 +29,7 @@ class Suite:
         return [warning for task in self.tasks for warning in task.warnings]
 
     def describe(self) -> dict[str, Any]:
-        return {"name": self.name, "tasks": len(self.tasks), "sources": self.sources}
+        described: dict[str, Any] = {"name": self.name, "tasks": len(self.tasks), "sources": self.sources}
+        if self.version is not None:
+            described["version"] = self.version
+        return described

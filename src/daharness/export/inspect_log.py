@@ -170,6 +170,7 @@ def eval_log(run: RunDir) -> Any:
         eval=EvalSpec(
             created=created,
             task=suite,
+            task_version=spec.suite.get("version") or 0,  # inspect's default for an unversioned task
             dataset=EvalDataset(name=suite, samples=len(records), sample_ids=[r.id for r in records]),
             model=model,
             solver=str(spec.agent.get("name")),

@@ -39,7 +39,7 @@ def load_suite(spec: str, **options: Any) -> Suite:
             location = Path(spec.removeprefix(entry.prefix))
             suite = entry.load(location, options)
             suite.spec, suite.options = spec, options
-            return hide_what_the_manifest_names(suite, location)
+            return apply_manifest(suite, location)
     folder = builtin_suites().get(spec)
     if folder is None:
         known = ", ".join(builtin_suites()) or "none"
@@ -48,24 +48,31 @@ def load_suite(spec: str, **options: Any) -> Suite:
     manifest = json.loads((folder / "suite.json").read_text())
     suite = suite_formats.get(str(manifest.get("format"))).load(folder, options)
     suite.spec, suite.options = spec, options
-    return hide_what_the_manifest_names(suite, folder)
+    return apply_manifest(suite, folder)
 
 
-def hide_what_the_manifest_names(suite: Suite, location: Path) -> Suite:
-    """A suite folder's suite.json may list `hide`: more to mask in the sandbox than the defaults (the
-    data folders of packages that ship the suite's source data), as globs relative to site-packages or
-    absolute paths. Every task of the suite gets them."""
+def apply_manifest(suite: Suite, location: Path) -> Suite:
+    """What a suite folder's suite.json says of every format's suites: `hide`, more to mask in the sandbox
+    than the defaults (the data folders of packages that ship the suite's source data), as globs relative
+    to site-packages or absolute paths, which every task of the suite gets; and `version`, a whole number
+    raised whenever the suite's data or scoring changes (run.json records it; a run is not resumed
+    across versions)."""
     manifest_path = location / "suite.json"
     if not manifest_path.is_file():
         return suite
     try:
-        hide = json.loads(manifest_path.read_text(encoding="utf-8")).get("hide", [])
+        manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+        hide = manifest.get("hide", [])
     except (ValueError, AttributeError):
         return suite  # the format's loader has already said what is wrong with the manifest
     if not isinstance(hide, list) or not all(isinstance(item, str) and item.strip() for item in hide):
         raise UserError(f"{manifest_path}: field 'hide' must be a list of paths (strings)")
+    version = manifest.get("version")
+    if version is not None and (type(version) is not int or version < 1):
+        raise UserError(f"{manifest_path}: field 'version' must be a whole number from 1, got {version!r}")
     for task in suite.tasks:
         task.hidden_paths = list(dict.fromkeys([*task.hidden_paths, *hide]))
+    suite.version = version
     return suite
 
 
