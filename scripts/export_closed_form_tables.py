@@ -5,7 +5,7 @@ where each one came from, so anyone can regenerate and diff them. It needs the `
 
     pip install -e '.[data]' && python scripts/export_closed_form_tables.py
 
-Sources and licences are listed in src/daharness/families/closed_form/suite/SOURCES.md.
+Sources and licences are listed in the Data section of src/daharness/families/closed_form/README.md.
 """
 
 from __future__ import annotations

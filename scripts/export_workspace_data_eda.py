@@ -4,7 +4,7 @@ The data are real datasets shipped inside installed packages (scikit-learn, stat
 nothing is downloaded. Each file is written into `src/daharness/families/workspace/suite/tasks/<id>/source/`.
 Where a package ships the original file it is copied byte for byte; otherwise the package's loader output
 is written as CSV. Hand-written files (README.md, plot.yaml, sample_result.csv, ...) are not touched.
-See `src/daharness/families/workspace/suite/SOURCES-eda.md` for the origin and licence of each dataset.
+See the Data section of `src/daharness/families/workspace/README.md` for the origin and licence of each dataset.
 
     python scripts/export_workspace_data_eda.py            # all eda-* tasks
     python scripts/export_workspace_data_eda.py eda-...    # only these tasks

@@ -3,7 +3,7 @@
 Every task is a folder `examples/<app>/<id>/` in the official Spider2-V format (`<id>.json`,
 `verbose_instruction.txt`, the files its setup copies in, `init.sh` / `eval.sh`, gold files) plus a
 reference solution (`solution.sh` or `solution.py`). The data are the real datasets that the built-in
-workspace suite already ships (see its SOURCES-*.md for origins and licences); this script only reshapes
+workspace suite already ships (its family's README gives origins and licences); this script only reshapes
 them (workbooks, dbt seeds, notebooks). Gold files are what the reference solution produces, run here
 in a scratch home folder exactly as the sandbox runs it, so the reference scores 1 by construction and
 `daharness validate --suite workflow` checks that the untouched state scores 0.

@@ -3,7 +3,7 @@
 The four output sets (gold / shuffled / scaled / missing) are built by the material's own
 make_outputs.py; official_scores.json holds the official evaluator's per-task scores on them
 (yiyihum/da-code at b211daf). corrected must give every gold output 1, except the gold defects that
-docs/workspace-scoring.md lists.
+the workspace family's README lists.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from daharness.families.workspace.rescore import rescore_dacode
 
 MATERIAL = shared_folder() / "dacode-public"
 EXPERIMENTS = ("gold", "shuffled", "scaled", "missing")
-# Gold outputs that a correct evaluator cannot score 1 (docs/workspace-scoring.md, "Gold defects").
+# Gold outputs that a correct evaluator cannot score 1 (the workspace family's README, "Unsupported").
 GOLD_DEFECTS = {
     "ml-cluster-009": "upper_bound 0.905 is above the gold clustering's true silhouette (0.885)",
     "ml-cluster-010": "the gold clustering has a single cluster; silhouette is undefined",

@@ -1,6 +1,6 @@
 """Loader of interactive suites (Tapilot-Crossing family): dialogues over tables, one task per turn.
 
-The format is in docs/interactive-suites.md. A suite folder holds `suite.json`, a folder of tables, an
+The format is in the family's README.md. A suite folder holds `suite.json`, a folder of tables, an
 optional private library and `dialogues/*.json`; every turn of a dialogue that is a task becomes one
 `Task` whose history is the dialogue's earlier turns. Mistakes in the data are one-line errors naming
 the file, the task and the turn.
@@ -55,7 +55,7 @@ CODE_FORMAT = (
 
 @suite_format("interactive", prefix="interactive:")
 def interactive_suite(location: Path, options: Mapping[str, Any]) -> Suite:
-    """A folder of Tapilot-Crossing style dialogues (docs/interactive-suites.md)."""
+    """A folder of Tapilot-Crossing style dialogues (README.md)."""
     if not location.is_dir():
         raise UserError(f"{location}: not a folder of interactive dialogues")
     manifest = read_manifest(location)

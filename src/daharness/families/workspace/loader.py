@@ -1,4 +1,4 @@
-"""Loader of built-in workspace suites (DA-Code family): one folder per task, see docs/workspace-suites.md."""
+"""Loader of built-in workspace suites (DA-Code family): one folder per task, see README.md."""
 
 from __future__ import annotations
 
@@ -35,7 +35,7 @@ class _ScorerEntry(BaseModel):
 
 
 class TaskFile(BaseModel):
-    """A task's `task.json` (docs/workspace-suites.md): its JSON types, checked when the suite loads;
+    """A task's `task.json` (README.md, "Writing a workspace suite"): its JSON types, checked when the suite loads;
     fields it does not know are kept out and named in a warning."""
 
     model_config = ConfigDict(extra="ignore")
@@ -61,7 +61,7 @@ class TaskFile(BaseModel):
 
 @suite_format("workspace", prefix="workspace:")
 def workspace_suite(location: Path, options: Mapping[str, Any]) -> Suite:
-    """A folder of DA-Code style tasks, one sub-folder each (docs/workspace-suites.md)."""
+    """A folder of DA-Code style tasks, one sub-folder each (README.md, "Writing a workspace suite")."""
     if not location.is_dir():
         raise UserError(f"{location}: not a folder of workspace tasks")
     manifest = read_manifest(location)

@@ -22,7 +22,7 @@ Two modes:
   plot.json / result.npy that DA-Agent's post-processing would have written for it, then the official
   steps run: the gold image must exist; a predicted image equal to the gold image pixel by pixel scores
   1; otherwise the data matrix and every key must match. Its rules and defects, listed in
-  ``chart_compat``'s docstring and in docs/workspace-scoring.md, include: only the current axes is read;
+  ``chart_compat``'s docstring and in the family's README.md, include: only the current axes is read;
   bar, barh and hist are all ``bar``; each column of the data matrix is sorted on its own, so values
   shuffled within a column across series still match; the data also matches once each side is divided
   by its own total; label lists are not paired one to one; colours are checked one way only; reference
