@@ -1,7 +1,7 @@
 """The workflow family (Spider2-V): its tasks' sandboxes, setup and check scripts, and report figures.
 
 Sandboxes: the workspace is the task's home (HOME too), and stand-ins for `conda` and the desktop
-applications come first on PATH (`workflow_tools.py`). Before the agent, the task's setup steps run in
+applications come first on PATH (`tools.py`). Before the agent, the task's setup steps run in
 order: `init.sh`-style scripts and commands run in the home; steps that only act on the desktop (open a
 file, launch an application, a browser) do nothing. After the agent, every process it left is stopped,
 the non-GUI postconfig commands run, then each check script (`vm_script_output`) runs in the home and its
