@@ -22,7 +22,7 @@ from typing import Any
 from . import actions
 from .captures import CaptureInbox
 from .output import CappedStream
-from .processes import peak_process_count, reap_untracked_zombies
+from .processes import peak_process_count, reap_untracked_zombies, track_popen_objects
 
 _LIMITS = {
     "memory_bytes": resource.RLIMIT_AS,
@@ -137,6 +137,7 @@ def _install_chart_capture(path: str | None) -> CaptureInbox | None:
 
 def main(config: dict[str, Any]) -> None:
     _apply_limits(config)
+    track_popen_objects()
     if config.get("workdir"):
         os.chdir(config["workdir"])
     sys.path.extend(config.get("python_path") or [])  # the task's private libraries (-I ignores PYTHONPATH)
