@@ -27,6 +27,7 @@ from daharness.core.family import OpenFresh
 from daharness.core.observation import Observation
 from daharness.core.registry import scorers
 from daharness.core.task import Task
+from daharness.families.interactive_calls import CallRecorder, PrivateCalls
 from daharness.scoring.interactive_code import InteractiveCodeOptions
 
 PROBE_SOURCE = (Path(__file__).with_name("interactive_probe.py")).read_text(encoding="utf-8")
@@ -137,15 +138,16 @@ class HistoryFirst(SandboxBackend):
         return self._box.time_left_s
 
 
-def _probe_start(options: InteractiveCodeOptions) -> str:
-    return (
+def _probe_start(recorder: CallRecorder | None) -> str:
+    code = (
         "import sys as _s, types as _t\n"
         "_m = _t.ModuleType('_daharness_probe')\n"
         f"exec(compile({PROBE_SOURCE!r}, '<daharness-probe>', 'exec'), _m.__dict__)\n"
         "_s.modules['_daharness_probe'] = _m\n"
-        f"_m.start({options.library!r}, {sorted(options.library_functions)!r})\n"
+        "_m.start()\n"
         "del _s, _t, _m\n"
     )
+    return code + (recorder.start_code() if recorder else "")
 
 
 def execute(
@@ -153,15 +155,20 @@ def execute(
 ) -> dict[str, Any]:
     """Run the history, then `code`, in a started sandbox; record each intent's result.
 
-    Returns {"error": why the code failed or None, "results": [one per intent], "private_calls": [...]}.
-    Plot results carry "png" (a copy under `out`) and "capture" (the chart capture, or None)."""
+    Returns {"error": why the code failed or None, "results": [one per intent], "private_calls": [...],
+    "tampering": [what the code did to the record of its private calls]}. Plot results carry "png" (a
+    copy under `out`) and "capture" (the chart capture, or None)."""
     run_history(task, box)
-    started = box.python(_probe_start(options))
+    recorder = CallRecorder(options.library, options.library_functions) if options.library else None
+    started = box.python(_probe_start(recorder))
     if not started.ok:
         raise InfrastructureError(f"{where(task)}: the result probe does not start: {failure(started)}")
     observation = box.python(code)
+    # read before any intent is evaluated; a kernel restarted since holds no record
+    private = recorder.read(box) if recorder and not observation.restarted else PrivateCalls()
+    calls = {"private_calls": private.calls, "tampering": private.tampering}
     if not observation.ok:
-        return {"error": f"the code fails: {failure(observation)}", "results": [], "private_calls": []}
+        return {"error": f"the code fails: {failure(observation)}", "results": [], **calls}
     name = f".daharness-results-{secrets.token_hex(8)}.json"
     request = {"intents": [intent.model_dump() for intent in options.intents], "out": name}
     captured = box.python(f"__import__('sys').modules['_daharness_probe'].capture(globals(), {request!r})")
@@ -171,12 +178,12 @@ def execute(
         record = None
     if record is None or "error" in record:
         reason = record["error"] if record else failure(captured) if not captured.ok else "no record written"
-        return {"error": f"the results could not be recorded: {reason}", "results": [], "private_calls": []}
+        return {"error": f"the results could not be recorded: {reason}", "results": [], **calls}
     out.mkdir(parents=True, exist_ok=True)
     for index, (intent, result) in enumerate(zip(options.intents, record["results"], strict=True)):
         if intent.type == "plot" and intent.file:
             result.update(_copy_plot(box, intent.file, out / f"{index}.png"))
-    return {"error": None, "results": record["results"], "private_calls": record.get("private_calls", [])}
+    return {"error": None, "results": record["results"], **calls}
 
 
 def _copy_plot(box: SandboxBackend, file: str, target: Path) -> dict[str, Any]:

@@ -12,8 +12,11 @@ Rules (Tapilot-Crossing, section 4.2 and Appendix H):
   for an intent, is wrong, and the reason is kept per intent.
 * With a private library, AccR = Acc x recall of the library functions the reference code calls among
   those the agent's code calls (``interactive_private``). In ``corrected`` mode a call counts only if it
-  also ran (the after-hook traces the library's functions), so calls in dead code do not count; in
-  ``official`` mode the syntax tree alone decides, as the paper's AST rule.
+  also ran (the after-hook records the library's functions where the code cannot reach the record), so
+  calls in dead code do not count; in ``official`` mode the syntax tree alone decides, as the paper's
+  AST rule. In both, code that tampered with the record of its calls (``evidence["agent"]["tampering"]``)
+  gets a recall of 0. Recall has no precision term (as in the paper): calling every library function,
+  even inside ``try``/``except`` and with its result thrown away, earns full recall.
 
 The score's value is Acc; ``details`` holds AccR, the recall, the per-intent verdicts, and the turn's
 mode, action and result types (the family's report reads them).
@@ -183,11 +186,12 @@ def interactive_code(context: ScoringContext, options: InteractiveCodeOptions) -
     if options.library:
         written = called_functions(evidence.get("code", ""), options.library, options.library_functions)
         ran = set(agent.get("private_calls") or [])
-        used = written if context.mode == "official" else written & ran
+        tampering = list(agent.get("tampering") or [])
+        used = set() if tampering else written if context.mode == "official" else written & ran
         share = recall(set(options.reference_calls), used)
         details.update(
             recall=round(share, 4), reference_calls=sorted(options.reference_calls), agent_calls=sorted(used),
-            written_calls=sorted(written), executed_calls=sorted(ran),
+            written_calls=sorted(written), executed_calls=sorted(ran), tampering=tampering,
         )  # fmt: skip
         details["accr"] = acc * share
     else:
@@ -196,6 +200,8 @@ def interactive_code(context: ScoringContext, options: InteractiveCodeOptions) -
     explanation = f"all {len(checks)} intents right" if not wrong else "; ".join(wrong)
     if options.library and acc:
         explanation += f"; private-function recall {details['recall']:.2f}"
+    if options.library and details["tampering"]:
+        explanation += "; no private-function recall: the code " + "; ".join(details["tampering"])
     return Score(
         value=acc,
         explanation=explanation,
