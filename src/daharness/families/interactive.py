@@ -25,7 +25,7 @@ from rich.table import Table
 
 from daharness.core.backend import SandboxBackend
 from daharness.core.family import FamilyBase, OpenFresh, SampleEnvironment
-from daharness.core.record import SampleRecord
+from daharness.core.record import SampleRecord, Suspicion
 from daharness.core.registry import family
 from daharness.core.submission import Submission
 from daharness.core.task import Task
@@ -65,6 +65,10 @@ class InteractiveFamily(FamilyBase):
         code = extract_code(submission.answer)
         agent = record_of(task, options, code, env.open_fresh)
         submission.evidence["interactive"] = {"code": code, "reference": reference, "agent": agent}
+        submission.suspicions += [
+            Suspicion(kind="call_record_tampering", detail=f"the final answer's code {reason}")
+            for reason in agent.get("tampering", [])
+        ]
 
     # ---- validate: wrong versions of the reference's answer ----------------------------------------
 
