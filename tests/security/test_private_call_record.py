@@ -6,8 +6,10 @@ answer runs through the runner, the replay agent and the real bwrap sandbox."""
 from __future__ import annotations
 
 import ast
+import dis
 import json
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from helpers import latest_records
@@ -16,6 +18,7 @@ from daharness.agents import AgentOptions, make_agent
 from daharness.core.runlog import TrajectoryFile
 from daharness.core.suite import Suite
 from daharness.core.task import Task
+from daharness.families import interactive_recorder
 from daharness.runs.runner import run_suite
 from daharness.suites import load_suite
 
@@ -204,3 +207,19 @@ def test_honest_private_answers_keep_accr_one(tmp_path: Path, wine_02: Task) -> 
     executed = records["every_function"].score.details["executed_calls"]
     assert "group_summary" in executed and len(executed) >= 10
     assert json.loads(records["honest"].model_dump_json())["score"]["details"]["tampering"] == []
+
+
+def test_the_recorder_hooks_read_no_name_an_answer_could_rebind() -> None:
+    """The hooks take everything from the constant put in their code: a global or closure name would be
+    a place the answer's code could put its own function (which would then run inside the recorder)."""
+    for source in (interactive_recorder._RECORDER, interactive_recorder._GUARD):
+        state = SimpleNamespace()
+        for function in interactive_recorder.compile_hooks(source, state).values():
+            lookups = {
+                instruction.opname
+                for instruction in dis.get_instructions(function)
+                if instruction.opname in {"LOAD_GLOBAL", "LOAD_NAME", "LOAD_DEREF", "LOAD_CLOSURE"}
+            }
+            assert lookups == set() and function.__code__.co_freevars == (), function.__name__
+            assert state in function.__code__.co_consts and "@state" not in function.__code__.co_consts
+            assert function.__globals__ is state.globals and state.globals == {"__builtins__": {}}
