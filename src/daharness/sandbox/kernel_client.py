@@ -24,6 +24,7 @@ import subprocess
 import threading
 import time
 from abc import abstractmethod
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -57,6 +58,8 @@ class Launch:
     command: list[str]
     env: dict[str, str]
     uid: int | None  # the sandbox's own host user id, when daharness runs as root
+    fds: tuple[int, ...] = ()  # descriptors the command reads (bwrap's options and files)
+    after_start: Callable[[], None] | None = None  # frees them once the command runs
 
 
 class KernelSandbox(SandboxBackend):
@@ -112,15 +115,20 @@ class KernelSandbox(SandboxBackend):
                 cpus=self.limits.cpus,
             )
         command = self._cgroup.join_command(plan.command) if self._cgroup else plan.command
-        self._process = subprocess.Popen(
-            command,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            cwd=self.workspace.root,
-            env=plan.env,
-            start_new_session=True,
-        )
+        try:
+            self._process = subprocess.Popen(
+                command,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                cwd=self.workspace.root,
+                env=plan.env,
+                start_new_session=True,
+                pass_fds=plan.fds,
+            )
+        finally:
+            if plan.after_start is not None:
+                plan.after_start()
         with _live_lock:
             _live.add(self)
         self._buffer = b""
