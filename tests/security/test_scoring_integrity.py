@@ -182,11 +182,13 @@ def test_every_installed_copy_of_daharness_is_hidden_whole(tmp_path: Path) -> No
                  "sklearn/datasets/data/wine_data.csv", "sklearn/datasets/data/__init__.py"):  # fmt: skip
         (site / name).parent.mkdir(parents=True, exist_ok=True)
         (site / name).write_text("x")
+    (site / "__editable__.daharness-0.1.0.pth").write_text("/home/someone/daharness/src")
     masked = {(str(mask.path), mask.folder) for mask in masks([], [tmp_path / "python"])}
     assert masked == {
         (str(site / "daharness"), True),
         (str(site / "daharness-0.1.0.dist-info"), True),
         (str(site / "sklearn/datasets/data"), True),
+        (str(site / "__editable__.daharness-0.1.0.pth"), False),  # it names the source folder
     }
 
 

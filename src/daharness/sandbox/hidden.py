@@ -1,5 +1,5 @@
 """What the sandbox hides although it is mounted: data that installed packages ship and that holds
-benchmark answers, and daharness's own install metadata.
+benchmark answers, and daharness's own install metadata (and an editable install's pointers to its source).
 
 scikit-learn, statsmodels and vega_datasets ship the very datasets the built-in suites were exported
 from (the ML tasks' hidden test labels included), and a regular install's `RECORD` lists the SHA-256 of
@@ -33,6 +33,8 @@ DEFAULT_HIDDEN = (
 # Hidden whole, code included: daharness itself (its suites hold labels, gold files and reference
 # solutions), in every mounted site-packages folder, not only the one this process imports it from.
 WHOLLY_HIDDEN = ("daharness",)
+# An editable install's pointers to its source folder, code included (a finder module names the folder).
+INSTALL_POINTERS = ("__editable__*daharness*",)
 _CODE_SUFFIXES = {".py", ".pyc", ".pyi", ".so", ".pyd", ".pxd", ".pyx", ".typed"}
 _SITE_GLOBS = (
     "lib/python3*/site-packages",
@@ -73,6 +75,12 @@ def _masks_of(entries: tuple[str, ...], mounted: tuple[Path, ...]) -> tuple[Mask
         if folder.is_dir() and not folder.is_symlink():
             found.append(Mask(folder, folder=True))
             seen.add(folder)
+    for pointer in [
+        match for site in sites for glob in INSTALL_POINTERS for match in sorted(site.glob(glob))
+    ]:
+        if pointer.is_file() and not pointer.is_symlink() and pointer not in seen:
+            found.append(Mask(pointer, folder=False))
+            seen.add(pointer)
     for target in targets:
         for folder, file in _masks(target):
             path = folder or file
