@@ -18,7 +18,6 @@ from daharness.agents import AgentOptions, make_agent
 from daharness.core.runlog import TrajectoryFile
 from daharness.core.suite import Suite
 from daharness.core.task import Task
-from daharness.families import interactive_recorder
 from daharness.runs.runner import run_suite
 from daharness.suites import load_suite
 
@@ -212,6 +211,8 @@ def test_honest_private_answers_keep_accr_one(tmp_path: Path, wine_02: Task) -> 
 def test_the_recorder_hooks_read_no_name_an_answer_could_rebind() -> None:
     """The hooks take everything from the constant put in their code: a global or closure name would be
     a place the answer's code could put its own function (which would then run inside the recorder)."""
+    from daharness.families import interactive_recorder
+
     for source in (interactive_recorder._RECORDER, interactive_recorder._GUARD):
         state = SimpleNamespace()
         for function in interactive_recorder.compile_hooks(source, state).values():
