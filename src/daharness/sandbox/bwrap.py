@@ -88,7 +88,9 @@ class BwrapSandbox(KernelSandbox):
             for parent in reversed(Path(self.workdir).parents[:-1]):  # e.g. /home of /home/user: crossable
                 arguments.add("--perms", "0755", "--dir", str(parent))
             arguments.add("--bind", str(self.workspace.root), self.workdir, "--chdir", self.workdir)
-            command = arguments.command(_bwrap(), kernel_command(sys.executable, SANDBOX_KERNEL, config))
+            kernel, config_fd = kernel_command(sys.executable, SANDBOX_KERNEL, config)
+            arguments.fds.append(config_fd)  # passed through bwrap to the kernel, closed here after
+            command = arguments.command(_bwrap(), kernel)
         except BaseException:
             arguments.close()
             raise

@@ -27,13 +27,7 @@ class BwrapArguments:
 
     def data(self, content: bytes) -> str:
         """A descriptor holding `content`, for an option that reads one (`--file`, `--ro-bind-data`)."""
-        fd = os.memfd_create("bwrap-data")  # close-on-exec: only bwrap gets it (pass_fds)
-        try:
-            os.write(fd, content)
-            os.lseek(fd, 0, os.SEEK_SET)
-        except OSError:
-            os.close(fd)
-            raise
+        fd = memory_fd(content)
         self.fds.append(fd)
         return str(fd)
 
@@ -63,6 +57,18 @@ class BwrapArguments:
         for fd in self.fds:
             os.close(fd)
         self.fds = []
+
+
+def memory_fd(content: bytes) -> int:
+    """A memfd holding `content`, read from its start; close-on-exec (a child gets it by pass_fds only)."""
+    fd = os.memfd_create("daharness-data")
+    try:
+        os.write(fd, content)
+        os.lseek(fd, 0, os.SEEK_SET)
+    except OSError:
+        os.close(fd)
+        raise
+    return fd
 
 
 def folder_files(folder: Path) -> dict[str, tuple[bytes, int]]:

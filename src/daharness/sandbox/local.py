@@ -51,7 +51,8 @@ class LocalSandbox(KernelSandbox):
         env.update(additions.env)
         if additions.path_dirs:
             env["PATH"] = ":".join([*map(str, additions.path_dirs), env["PATH"]])
-        return Launch(kernel_command(sys.executable, str(kernel_dir()), config), env, None)
+        command, config_fd = kernel_command(sys.executable, str(kernel_dir()), config)
+        return Launch(command, env, None, fds=(config_fd,), after_start=lambda: os.close(config_fd))
 
     @classmethod
     def check(cls) -> None:

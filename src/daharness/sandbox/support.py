@@ -16,7 +16,7 @@ from daharness.core.family import SandboxAdditions
 from daharness.core.limits import Limits
 from daharness.core.registry import families
 from daharness.core.task import Task
-from daharness.sandbox.bwrap_arguments import folder_files
+from daharness.sandbox.bwrap_arguments import folder_files, memory_fd
 from daharness.sandbox.scratch import process_scratch
 from daharness.sandbox.workspace import remove_tree
 
@@ -25,9 +25,14 @@ SANDBOX_KERNEL = "/daharness-kernel"
 SANDBOX_HOOKS = "/daharness-hooks"  # chart capture hook and the sitecustomize that installs it
 SANDBOX_LIBRARIES = "/daharness-lib"  # a task's private libraries, one numbered folder each
 SANDBOX_TOOLS = "/daharness-tools"  # a family's folders of commands, first on PATH (read-only)
-_BOOTSTRAP = (
-    "import json, sys; sys.path.insert(0, {folder!r}); from daharness_kernel import server; "
-    "sys.path.remove({folder!r}); server.main(json.loads(sys.argv[1]))"
+_BOOTSTRAP = (  # the configuration comes on a descriptor, read and closed: no command line shows it
+    "import json, os, sys\n"
+    "sys.path.insert(0, {folder!r})\n"
+    "from daharness_kernel import server\n"
+    "sys.path.remove({folder!r})\n"
+    "with os.fdopen({fd}, encoding='utf-8') as config:\n"
+    "    settings = json.load(config)\n"
+    "server.main(settings)\n"
 )
 
 
@@ -81,8 +86,10 @@ def kernel_dir() -> Path:
     return _written("daharness-kernel-", kernel_files())
 
 
-def kernel_command(python: str, folder: str, config: dict[str, object]) -> list[str]:
-    return [python, "-I", "-c", _BOOTSTRAP.format(folder=folder), json.dumps(config)]
+def kernel_command(python: str, folder: str, config: dict[str, object]) -> tuple[list[str], int]:
+    """The kernel's command line, and the descriptor holding its configuration (to pass, then close)."""
+    fd = memory_fd(json.dumps(config).encode())
+    return [python, "-I", "-c", _BOOTSTRAP.format(folder=folder, fd=fd)], fd
 
 
 def kernel_config(
