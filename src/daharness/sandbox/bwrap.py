@@ -3,9 +3,11 @@
 bubblewrap puts the kernel in new mount, PID, network, IPC and UTS namespaces: system folders and the
 Python installation are mounted read-only, the workspace is the only writable place besides a private
 /tmp, the environment is emptied, the network has only a loopback that is down, and /proc shows only
-the sandbox's own processes. When daharness runs as root, the kernel drops to an unprivileged user id of
-its own (one per sandbox, unique on the machine), because the kernel ignores RLIMIT_NPROC for root;
-otherwise bubblewrap maps the caller into a new user namespace, where the limit also applies.
+the sandbox's own processes. Nothing there names a host folder of daharness (but the workspace's, as
+its mount's source): the options reach bubblewrap through a descriptor and the files it needs are copied
+in from memory (`bwrap_arguments.py`). When daharness runs as root, the kernel drops to an unprivileged
+user id of its own (one per sandbox, unique on the machine), because the kernel ignores RLIMIT_NPROC for
+root; otherwise bubblewrap maps the caller into a new user namespace, where the limit also applies.
 """
 
 from __future__ import annotations
