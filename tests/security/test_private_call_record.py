@@ -68,7 +68,8 @@ exec("def group_summary(*args):\\n    __import__('sys').audit(%r)" % event, deci
 decision_kit.group_summary(wine)
 sys.audit(event)
 """,
-    # a finaliser that runs inside the recorder (a garbage collection there) sees its frame
+    # a finaliser that runs inside the recorder (a garbage collection there) sees its frame: the
+    # collection is made to fall on one of the first allocations after the call, one offset at a time
     "recorder_frame": """
 import gc, sys
 seen = []
@@ -77,14 +78,17 @@ class Spy:
         caller = sys._getframe(1)
         if "recorder" in repr(caller):
             seen.append(caller)
-def litter():
-    for _ in range(200):
+seal, out = "".join(["da", "harness.recorder.seal"]), []
+for offset in range(12):
+    gc.collect()
+    gc.disable()
+    for _ in range(20):
         spy = Spy()
         spy.self = spy
-gc.set_threshold(1)
-for _ in range(50):
-    litter()
-    sys.audit("".join(["da", "harness.recorder.seal"]), "0", [])
+    del spy
+    gc.set_threshold(gc.get_count()[0] + offset)
+    gc.enable()
+    sys.audit(seal, "0", out)
     if seen:
         break
 gc.set_threshold(700)
