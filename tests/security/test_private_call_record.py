@@ -8,8 +8,8 @@ from __future__ import annotations
 import ast
 import dis
 import json
+import re
 from pathlib import Path
-from types import SimpleNamespace
 
 import pytest
 from helpers import latest_records
@@ -99,6 +99,27 @@ for frame in seen:
     except PermissionError:
         pass
 """,
+    # the guard's code can be read (its frames reach tracebacks): its table of refusals cannot be changed
+    "guard_state": """
+import gc
+try:
+    gc.get_objects()
+except PermissionError as refusal:
+    trace = refusal.__traceback__
+while trace.tb_next is not None:
+    trace = trace.tb_next
+state = next(const for const in trace.tb_frame.f_code.co_consts if type(const) is tuple and len(const) > 5)
+table = next(index for index, entry in enumerate(state) if "gc.get_objects" in getattr(entry, "keys", list)())
+for change in (lambda: state[table].clear(), lambda: state.__setitem__(table, {})):
+    try:
+        change()
+    except (AttributeError, TypeError):
+        pass
+try:
+    gc.get_objects()
+except PermissionError:
+    pass
+""",
     # a trace function may rewrite a running frame's locals
     "trace_function": """
 import sys
@@ -176,11 +197,15 @@ def test_forged_private_calls_score_accr_zero_and_are_flagged(tmp_path: Path, wi
     assert refused["gc_walk"] == ["asked the garbage collector for its objects"]
     assert refused["recorder_frame"] == ["read the code of the call recorder"]
     assert refused["trace_function"] == ["set a trace function"]
+    assert refused["guard_state"] == [
+        "asked the garbage collector for its objects",
+        "changed the call recorder's guard",
+    ]
     assert refused["own_memory"] and refused["own_memory"][0].startswith("opened a process's memory file")
     assert refused["forged_seal"] == [
         "left no sealed record of its private-library calls (it replaced what reports it)"
     ]
-    for name in ("gc_walk", "recorder_frame", "trace_function", "own_memory", "forged_seal"):
+    for name in ("gc_walk", "recorder_frame", "guard_state", "trace_function", "own_memory", "forged_seal"):
         assert "call_record_tampering" in flags[name], name
         assert "no private-function recall: the code" in records[name].score.explanation
     for name in ("profile_record", "patched_capture", "forged_event"):
@@ -213,18 +238,20 @@ def test_honest_private_answers_keep_accr_one(tmp_path: Path, wine_02: Task) -> 
 
 
 def test_the_recorder_hooks_read_no_name_an_answer_could_rebind() -> None:
-    """The hooks take everything from the constant put in their code: a global or closure name would be
-    a place the answer's code could put its own function (which would then run inside the recorder)."""
+    """The hooks take everything from the tuple put among their constants: a global or closure name would
+    be a place the answer's code could put its own function (which would then run inside a hook)."""
     from daharness.families import interactive_recorder
 
     for source in (interactive_recorder._RECORDER, interactive_recorder._GUARD):
-        state = SimpleNamespace()
-        for function in interactive_recorder.compile_hooks(source, state).values():
+        state = {name: object() for name in re.findall(r"\bS\.(\w+)", source)}
+        functions, scope = interactive_recorder.compile_hooks(source, state)
+        assert functions and scope == {"__builtins__": {}}
+        for function in functions.values():
             lookups = {
                 instruction.opname
                 for instruction in dis.get_instructions(function)
                 if instruction.opname in {"LOAD_GLOBAL", "LOAD_NAME", "LOAD_DEREF", "LOAD_CLOSURE"}
             }
             assert lookups == set() and function.__code__.co_freevars == (), function.__name__
-            assert state in function.__code__.co_consts and "@state" not in function.__code__.co_consts
-            assert function.__globals__ is state.globals and state.globals == {"__builtins__": {}}
+            assert tuple(state.values()) in function.__code__.co_consts, function.__name__
+            assert "@state" not in function.__code__.co_consts and function.__globals__ is scope

@@ -10,15 +10,15 @@ The answer's code runs in the very process that is recorded, so the recorder lea
   those very code objects, called from outside the library. Dead code, a look-alike function, code
   exec'd under the library's name or an event raised by other code is no call. The frame is kept as the
   call's proof and checked again when the record is sealed.
-* Its state (the proofs, the tampering seen, the host's key) lives in one object put among its code's
+* Its state (the proofs, the tampering seen, the host's key) lives in one tuple put among its code's
   constants after compiling (the ``"@state"`` placeholder). It reads no global name (its globals hold
   nothing) and binds no state to a local variable, so a frame of it, which a signal handler or a
   finaliser running inside it may see, shows nothing but the event at hand; no exception leaves it.
 * A guard hook refuses what could reach the recorder or change its frames: the garbage collector's
   object lists, other threads' frames, profile and trace functions (they may rewrite a frame's locals),
   more audit hooks, the code of the recorder's frames or function, and opening a process's memory file
-  (``/proc/<pid>/mem``). The refusal is a PermissionError raised from the guard, whose state holds
-  nothing secret, after the recorder noted it.
+  (``/proc/<pid>/mem``). The refusal is a PermissionError raised from the guard after the recorder noted
+  it; the guard's state, which a traceback then shows, holds nothing secret and cannot be changed.
 * ``sys.audit(SEAL_EVENT, nonce, out)`` appends one line to the list ``out``: the calls, the tampering
   seen and the nonce, with an HMAC-SHA256 under the host's key. The host accepts only a line with its
   nonce and a valid code, so a record written by anything else, or rewritten later, does not count.
@@ -33,6 +33,7 @@ from __future__ import annotations
 import ast
 import importlib
 import os
+import re
 import sys
 import types
 from typing import Any
@@ -53,108 +54,100 @@ REFUSED = {
     "sys.addaudithook": "added an audit hook",
 }
 
-# Each name the hooks use is an attribute of the "@state" constant, builtins included.
+# The hooks. `S.name` is an entry of their state, a tuple put among their code's constants after
+# compiling (`compile_hooks`): the only thing they look up, builtins included.
 _RECORDER = """
 def recorder(event, args):
     try:
         if event == CALL_EVENT:
-            frame = "@state".getframe(1)
+            frame = S.getframe(1)
             code = frame.f_code
-            if "@state".codes.get(code) is not code or code in "@state".proofs:
+            if S.codes.get(code) is not code or code in S.proofs:
                 return
             caller = frame.f_back
             if caller is not None:
-                for scope in "@state".scopes:
+                for scope in S.scopes:
                     if caller.f_globals is scope:
                         return  # one library function calling another
-            "@state".proofs[code] = frame
+            S.proofs[code] = frame
         elif event == TAMPER_EVENT:
             reason = args[0]
-            if "@state".type(reason) is not "@state".str:
+            if S.type(reason) is not S.str:
                 return
             reason = reason.replace(";", ",").replace("|", "/")[:200]
-            if reason not in "@state".tampering and "@state".len("@state".tampering) < MAX_TAMPERING:
-                "@state".tampering.append(reason)
+            if reason not in S.tampering and S.len(S.tampering) < MAX_TAMPERING:
+                S.tampering.append(reason)
         elif event == SEAL_EVENT:
             nonce = args[0]
             out = args[1]
-            if "@state".type(nonce) is not "@state".str or "@state".type(out) is not "@state".list:
+            if S.type(nonce) is not S.str or S.type(out) is not S.list:
                 return
             names = ()
-            for code in "@state".proofs:
-                frame = "@state".proofs[code]
-                if "@state".type(frame) is "@state".FrameType and frame.f_code is code:
-                    if "@state".codes.get(code) is code:
-                        names = names + ("@state".names[code],)
-            text = "calls=" + ",".join("@state".sorted(names))
-            text = text + ";tampering=" + "|".join("@state".tampering) + ";nonce=" + nonce
-            out.append(text + " " + "@state".hmac("@state".key, text.encode(), "sha256").hex())
+            for code in S.proofs:
+                frame = S.proofs[code]
+                if S.type(frame) is S.FrameType and frame.f_code is code and S.codes.get(code) is code:
+                    names = names + (S.names[code],)
+            text = "calls=" + ",".join(S.sorted(names)) + ";tampering=" + "|".join(S.tampering)
+            text = text + ";nonce=" + nonce
+            out.append(text + " " + S.hmac(S.key, text.encode(), "sha256").hex())
     except:  # noqa: E722 - nothing may leave the recorder, not even a timeout (its frame would)
         pass
 """
 
+# The guard's state holds nothing secret and cannot be changed (a tuple, its table a read-only mapping):
+# its frames reach tracebacks (it raises), and so may its code.
 _GUARD = """
-def memory_file(path):
-    try:
-        if "@state".type(path) is "@state".int:
-            return None
-        path = "@state".fspath(path)
-        if "@state".type(path) is not "@state".str:
-            path = "@state".bytes_concat(b"", path).decode("utf-8", "surrogateescape")
-        path = "@state".str_concat("", path)
-        if path.rstrip("/").rsplit("/", 1)[-1] == "mem":
-            return "opened a process's memory file (" + path[:100] + ")"
-        found = "@state".stat(path)
-        if found.st_dev == "@state".proc_device and found.st_mode & 0o777 == 0o600:
-            return "opened a process's memory file (" + path[:100] + ")"
-    except "@state".Exception:
-        return None
-    return None
-
-
 def guard(event, args):
     if event == CALL_EVENT:
         return
-    reason = "@state".refused.get(event)
-    if reason is None:
-        if event == "object.__getattr__":
-            target = args[0]
-            if args[1] == "f_code" and "@state".type(target) is "@state".FrameType:
-                if target.f_globals is "@state".recorder_globals:
-                    reason = "read the code of the call recorder"
-            if args[1] == "__code__" and "@state".type(target) is "@state".FunctionType:
-                if target.__globals__ is "@state".recorder_globals:
-                    reason = "read the code of the call recorder"
-        elif event == "open":
-            reason = "@state".memory_file(args[0])
+    reason = S.refused.get(event)
+    if reason is None and event == "object.__getattr__":
+        target = args[0]
+        if args[1] == "f_code" and S.type(target) is S.FrameType and target.f_globals is S.recorder:
+            reason = "read the code of the call recorder"
+        if args[1] == "__code__" and S.type(target) is S.FunctionType and target.__globals__ is S.recorder:
+            reason = "read the code of the call recorder"
+    if reason is None and event == "open" and S.type(args[0]) is not S.int:
+        try:
+            path = S.fspath(args[0])
+            if S.type(path) is not S.str:
+                path = S.bytes_concat(b"", path).decode("utf-8", "surrogateescape")
+            path = S.str_concat("", path)  # a str, whatever str subclass came in
+            if path.rstrip("/").rsplit("/", 1)[-1] == "mem":
+                reason = "opened a process's memory file (" + path[:100] + ")"
+            else:
+                found = S.stat(path)
+                if found.st_dev == S.proc_device and found.st_mode & 0o777 == 0o600:
+                    reason = "opened a process's memory file (" + path[:100] + ")"
+        except S.Exception:
+            pass
     if reason is not None:
-        "@state".audit(TAMPER_EVENT, reason)
-        raise "@state".PermissionError("refused while private-library calls are recorded: the code " + reason)
+        S.audit(TAMPER_EVENT, reason)
+        raise S.PermissionError("refused while private-library calls are recorded: the code " + reason)
 """
 
 
-def _source(text: str) -> str:
+def compile_hooks(source: str, state: dict[str, Any]) -> tuple[dict[str, types.FunctionType], dict[str, Any]]:
+    """The functions of `source`, in empty globals of their own, and those globals. Each `S.name` in the
+    source reads entry `name` of `state`, kept as a tuple (which nothing can change) among the code's
+    constants in place of the "@state" placeholder."""
+    names = list(state)
+    text = re.sub(r"\bS\.(\w+)", lambda match: f'"@state".__getitem__({names.index(match.group(1))})', source)
     for name, value in (
         ("CALL_EVENT", CALL_EVENT),
         ("TAMPER_EVENT", TAMPER_EVENT),
         ("SEAL_EVENT", SEAL_EVENT),
     ):
         text = text.replace(name, repr(value))
-    return text.replace("MAX_TAMPERING", str(MAX_TAMPERING))
-
-
-def compile_hooks(source: str, state: Any) -> dict[str, types.FunctionType]:
-    """The functions of `source`, with `state` in place of the "@state" placeholder, in empty globals of
-    their own (`state.globals`)."""
-    module = compile(_source(source), "<recorder>", "exec")
+    module = compile(text.replace("MAX_TAMPERING", str(MAX_TAMPERING)), "<recorder>", "exec")
+    values = tuple(state.values())
     scope: dict[str, Any] = {"__builtins__": {}}
     made = {}
     for const in module.co_consts:
         if isinstance(const, types.CodeType):
-            consts = tuple(state if item == "@state" else item for item in const.co_consts)
+            consts = tuple(values if item == "@state" else item for item in const.co_consts)
             made[const.co_name] = types.FunctionType(const.replace(co_consts=consts), scope)
-    state.globals = scope
-    return made
+    return made, scope
 
 
 def _announcing(function: types.FunctionType) -> types.CodeType | None:
@@ -229,20 +222,18 @@ def install(library: str, functions: list[str], key_hex: str) -> None:
     import _hashlib
 
     codes, names, scopes = _announce_calls(library, functions)
-    secret = types.SimpleNamespace(
-        type=type, len=len, sorted=sorted, str=str, list=list, FrameType=types.FrameType,
-        getframe=sys._getframe, hmac=_hashlib.hmac_digest, key=bytes.fromhex(key_hex),
-        codes=codes, names=names, scopes=scopes, proofs={}, tampering=[],
-    )  # fmt: skip
-    recorder = compile_hooks(_RECORDER, secret)["recorder"]
-    public = types.SimpleNamespace(
-        type=type, int=int, str=str, Exception=Exception, PermissionError=PermissionError,
-        FrameType=types.FrameType, FunctionType=types.FunctionType, refused=dict(REFUSED),
-        recorder_globals=secret.globals, audit=sys.audit, fspath=os.fspath, stat=os.stat,
-        proc_device=os.stat("/proc").st_dev, str_concat=str.__add__, bytes_concat=bytes.__add__,
-    )  # fmt: skip
-    guard = compile_hooks(_GUARD, public)
-    public.memory_file = guard["memory_file"]
+    made, recorder_scope = compile_hooks(_RECORDER, {
+        "type": type, "len": len, "sorted": sorted, "str": str, "list": list, "FrameType": types.FrameType,
+        "getframe": sys._getframe, "hmac": _hashlib.hmac_digest, "key": bytes.fromhex(key_hex),
+        "codes": codes, "names": names, "scopes": scopes, "proofs": {}, "tampering": [],
+    })  # fmt: skip
+    guard, _ = compile_hooks(_GUARD, {
+        "type": type, "int": int, "str": str, "Exception": Exception, "PermissionError": PermissionError,
+        "FrameType": types.FrameType, "FunctionType": types.FunctionType,
+        "refused": types.MappingProxyType(dict(REFUSED)), "recorder": recorder_scope, "audit": sys.audit,
+        "fspath": os.fspath, "stat": os.stat, "proc_device": os.stat("/proc").st_dev,
+        "str_concat": str.__add__, "bytes_concat": bytes.__add__,
+    })  # fmt: skip
     _not_dumpable()
-    sys.addaudithook(recorder)
+    sys.addaudithook(made["recorder"])
     sys.addaudithook(guard["guard"])
