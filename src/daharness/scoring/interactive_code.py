@@ -30,7 +30,7 @@ from pydantic import Field, model_validator
 
 from daharness.core.registry import scorer
 from daharness.core.score import Check, Score
-from daharness.core.scoring import ModeGroup, ScorerOptions, ScoringContext
+from daharness.core.scoring import GoldProblem, ModeGroup, ScorerOptions, ScoringContext
 from daharness.core.submission import UserTurn
 from daharness.scoring.interactive_plots import compare_plot
 from daharness.scoring.interactive_private import called_functions, recall
@@ -113,7 +113,7 @@ def _intent_verdict(
     intent: Intent, expected: dict[str, Any], actual: dict[str, Any] | None, mode: str
 ) -> tuple[Verdict, dict[str, Any]]:
     if "missing" in expected:
-        raise ValueError(f"the reference leaves no result for {intent.label()}: {expected['missing']}")
+        raise GoldProblem(f"the reference leaves no result for {intent.label()}: {expected['missing']}")
     if actual is None:
         return Verdict(False, "no result"), {}
     if intent.type == "plot":
