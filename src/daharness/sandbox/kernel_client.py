@@ -217,11 +217,12 @@ class KernelSandbox(SandboxBackend):
     def changed_files(self) -> list[str]:
         return self.workspace.changed_files()
 
-    def chart_capture(self, path: str) -> dict[str, object] | None:
-        try:
-            return self.captures.capture_for(self.read_file(path))
-        except (FileNotFoundError, ValueError):
-            return None
+    def copy_file_out(self, path: str, target: Path, max_bytes: int) -> str:
+        relative = path.removeprefix(self.workdir).lstrip("/") if path.startswith(self.workdir) else path
+        return self.workspace.copy_file_out(relative, target, max_bytes)
+
+    def chart_capture_file(self, sha256: str) -> Path | None:
+        return self.captures.file_for(sha256)
 
     def snapshot(self, target: Path) -> Snapshot:
         """Stop every process of the sandbox (so that nothing changes the files while they are copied),
