@@ -500,3 +500,24 @@ def test_nothing_of_the_agents_results_outlives_its_sample(tmp_path: Path) -> No
     kept = [*process_scratch().rglob("*"), *interactive_run._cache_root().rglob("*")]
     assert not [path for path in kept if path.is_file() and b"0.3141592653" in path.read_bytes()]
     assert "0.3141592653" not in json.dumps(interactive_run._cache, default=str)
+
+
+def test_a_reply_the_agent_writes_on_the_kernels_pipe_is_read_within_a_bound(tmp_path: Path) -> None:
+    """Chart captures reach the harness in the kernel's replies, on a pipe the agent's code can write
+    to: a 200 MB line is not read whole (before: all of it, into the harness's memory)."""
+    import resource
+
+    from daharness.sandbox import BwrapSandbox
+    from daharness.sandbox.kernel_client import MAX_REPLY_BYTES
+
+    (tmp_path / "data.csv").write_text("a\n1\n")
+    task = Task(id="pipe", suite="attacks", family=Family.workspace, instructions=["x"])
+    kernel = "import gc\nkernel = [o for o in gc.get_objects() if type(o).__name__ == 'Kernel'][0]\n"
+    with BwrapSandbox(task) as box:
+        before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss >> 10
+        flood = box.python(kernel + "kernel.proto_out.write('x' * (200 << 20)); kernel.proto_out.flush()")
+        grown = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss >> 10) - before
+        assert flood.restarted and flood.error is not None
+        assert f"larger than {MAX_REPLY_BYTES >> 20} MB" in flood.error.value
+        assert grown < 2 * (MAX_REPLY_BYTES >> 20) + 64, grown  # never the whole 200 MB line and its copies
+        assert box.python("print(6 * 7)").stdout == "42\n"  # a fresh kernel took over

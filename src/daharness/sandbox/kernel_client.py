@@ -43,6 +43,9 @@ _PROCESS_HEADROOM = 4  # the kernel's own threads count against the limit too
 _GRACE_S = 3.0  # how long a kernel may take to answer after its own step timeout fired
 _START_TIMEOUT_S = 60.0
 _LISTED_CHANGES = 1000  # files_changed of one step names at most this many files
+# one reply of the kernel, its chart captures included (each at most 64 MB, daharness_kernel/captures.py);
+# a longer line (the agent's code can write to the kernel's pipe) is not read: the kernel is restarted
+MAX_REPLY_BYTES = 128 << 20
 _live: set[KernelSandbox] = set()
 _live_lock = threading.Lock()
 StepKind = Literal["python", "bash", "sql", "write_file"]
@@ -69,7 +72,7 @@ class KernelSandbox(SandboxBackend):
         self.workdir = task.workdir
         self.restarts = 0
         self._process: subprocess.Popen[bytes] | None = None
-        self._buffer = b""
+        self._buffer = bytearray()
         self._deadline = time.monotonic() + self.limits.sample_timeout_s
         self._lock = threading.Lock()
         self._closed = False
@@ -123,7 +126,7 @@ class KernelSandbox(SandboxBackend):
         )
         with _live_lock:
             _live.add(self)
-        self._buffer = b""
+        self._buffer = bytearray()
         try:
             hello = self._read_message(time.monotonic() + _START_TIMEOUT_S)
         except SandboxError:
@@ -367,7 +370,8 @@ class KernelSandbox(SandboxBackend):
     def _read_message(self, deadline: float) -> dict[str, Any]:
         assert self._process is not None and self._process.stdout is not None
         fd = self._process.stdout.fileno()
-        while b"\n" not in self._buffer:
+        end = self._buffer.find(b"\n")
+        while end < 0:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 raise SandboxError("no answer from the kernel in time")
@@ -377,8 +381,14 @@ class KernelSandbox(SandboxBackend):
             chunk = os.read(fd, 1 << 20)
             if not chunk:
                 raise SandboxError("the kernel exited")
+            newline = chunk.find(b"\n")
+            end = len(self._buffer) + newline if newline >= 0 else -1
             self._buffer += chunk
-        line, _, self._buffer = self._buffer.partition(b"\n")
+            if end < 0 and len(self._buffer) > MAX_REPLY_BYTES:
+                self._buffer = bytearray()  # the agent's code can write to the pipe: read it within a bound
+                raise SandboxError(f"the kernel sent a reply larger than {MAX_REPLY_BYTES >> 20} MB")
+        line = bytes(self._buffer[:end])
+        del self._buffer[: end + 1]
         try:
             message = json.loads(line)
         except ValueError:
