@@ -150,7 +150,7 @@ def _in_a_worker(
                 remove_tree(worker.inputs / "job")
     if kind == "ok":
         try:
-            return recordable(Score.model_validate_json(payload))
+            return recordable(Score.model_validate(payload))
         except (ValueError, TypeError) as exc:
             kind, payload = "unsendable", f"the score sent back is not one ({type(exc).__name__})"
     if kind == "harness":

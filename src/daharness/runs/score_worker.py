@@ -39,12 +39,16 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import IO, Any
 
+from daharness.core.limits import Limits
 from daharness.sandbox.workspace import remove_tree
 
 _HEADER = struct.Struct("!Q")
 _START_TIMEOUT_S = 120.0  # a worker's imports, on a busy machine
 MAX_REPLY_BYTES = (8 << 20) + (1 << 16)  # a score's JSON (scoring.apply.MAX_SCORE_BYTES) and its frame
-# [kind, payload]: ["ok", score JSON] | ["memory", ""] | ["time", ""] | ["died", exit code]
+_FILE_BYTES = 64 << 20  # largest file a scoring child may write (in its private /tmp)
+_PROCESSES = 256  # processes and threads of a worker's own user id
+_own_user = False  # the worker runs as a sandbox user id of its own (daharness runs as root)
+# [kind, payload]: ["ok", score] | ["memory", ""] | ["time", ""] | ["died", exit code]
 # | ["unsendable", why] | ["harness", why] | ["worker", why]
 Outcome = tuple[str, Any]
 
@@ -53,10 +57,12 @@ Outcome = tuple[str, Any]
 
 
 def _serve(uid: int | None) -> None:
+    global _own_user
     if uid is not None:  # root: become the worker's own unprivileged id before reading anything
         os.setgroups([])
         os.setgid(uid)
         os.setuid(uid)
+        _own_user = True
     import daharness.scoring  # noqa: F401  (the built-in scorers, and pandas with them, once)
     from daharness.core.registry import discover
 
@@ -84,6 +90,9 @@ def _run_job(
     os.close(writer)
     with os.fdopen(reader, "rb") as answer:
         data = answer.read(MAX_REPLY_BYTES + 1)
+        if len(data) > MAX_REPLY_BYTES:  # it would block writing the rest: stop it
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
     _, status = os.waitpid(pid, 0)
     if len(data) > MAX_REPLY_BYTES:
         why = f"the score takes more than {MAX_REPLY_BYTES >> 20} MB"
@@ -96,6 +105,9 @@ def _score_limited(call: str, modules: list[str], arguments: tuple[Any, ...], me
     held = _data_bytes()
     resource.setrlimit(resource.RLIMIT_DATA, (held + memory, held + memory))
     resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 5))
+    resource.setrlimit(resource.RLIMIT_FSIZE, (_FILE_BYTES, _FILE_BYTES))  # only its private /tmp is writable
+    if _own_user:  # the count is of this id's processes (threads included): a fork bomb stops here
+        resource.setrlimit(resource.RLIMIT_NPROC, (_PROCESSES, _PROCESSES))
     try:
         for module in modules:  # plugins' scorers register when their module is imported
             importlib.import_module(module)
@@ -103,17 +115,13 @@ def _score_limited(call: str, modules: list[str], arguments: tuple[Any, ...], me
         score = getattr(importlib.import_module(module_name), name)(*arguments)
         from daharness.jsonl import json_text
 
-        outcome: Outcome = ("ok", json_text(score))
+        return b'["ok", ' + json_text(score).encode() + b"]"  # the score's JSON as it is, not quoted
     except MemoryError:
-        outcome = ("memory", "")
+        return json.dumps(["memory", ""]).encode()
     except Exception as exc:  # outside the scorers (apply.py handles theirs): the harness's failure
         from daharness.scoring.apply import describe
 
-        outcome = ("harness", describe(exc))
-    try:
-        return json.dumps(outcome).encode()
-    except (MemoryError, ValueError) as exc:
-        return json.dumps(["unsendable", f"the score could not be sent back: {type(exc).__name__}"]).encode()
+        return json.dumps(["harness", describe(exc)]).encode()
 
 
 def _data_bytes() -> int:
@@ -140,6 +148,8 @@ def _receive(stream: IO[bytes]) -> Any:
 # ---- the harness side ------------------------------------------------------------------------------
 
 
+# A confined worker's private /tmp and /dev/shm (memory of the host: kept small; matplotlib's cache)
+_LIMITS = Limits(tmp_mb=64, shm_mb=16)
 # Workers are started from one long-lived thread: bubblewrap kills its sandbox when the thread that
 # started it ends (PR_SET_PDEATHSIG), and an idle worker outlives the thread of the sample it served.
 _spawner = ThreadPoolExecutor(max_workers=1, thread_name_prefix="daharness-scoring-spawner")
@@ -156,7 +166,6 @@ class _Worker:
         self.inputs: Path | None = None
         command = [sys.executable, "-m", "daharness.runs.score_worker"]
         if confined:
-            from daharness.core.limits import Limits
             from daharness.sandbox.bwrap import confined_command
             from daharness.sandbox.scratch import process_scratch
             from daharness.sandbox.uids import acquire_uid
@@ -167,7 +176,7 @@ class _Worker:
                 self.lease = acquire_uid()
                 command += ["--uid", str(self.lease.uid)]
             command = confined_command(
-                [sys.executable, "-I", *command[1:]], inputs=self.inputs, code=list(code), limits=Limits()
+                [sys.executable, "-I", *command[1:]], inputs=self.inputs, code=list(code), limits=_LIMITS
             )
         self.process = _spawner.submit(
             subprocess.Popen,
