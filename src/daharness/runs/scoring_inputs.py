@@ -49,12 +49,21 @@ def stage(
     evidence = where.evidence(submission.evidence)
     submission = replace(submission, evidence=evidence)
     if snapshot is not None:
+        staged = set()
         for name in sorted(snapshot.files):
-            where.put(snapshot.root / name, f"files/{name}")
+            try:
+                where.put(snapshot.root / name, f"files/{name}")
+                staged.add(name)
+            except OSError:  # a path longer than the system takes (a tree 1,000 folders deep, say)
+                continue  # not there for the scorers, as if it had not been collected
         captures = None
         if snapshot.captures is not None and snapshot.captures.is_dir():
             captures = where.put(snapshot.captures, "captures")
-        snapshot = replace(snapshot, root=where.seen("files"), captures=captures)
+        files = frozenset(staged)
+        changed = tuple(name for name in snapshot.changed if name in files)
+        snapshot = replace(
+            snapshot, root=where.seen("files"), files=files, changed=changed, captures=captures
+        )
     return task, submission, snapshot
 
 
