@@ -24,6 +24,7 @@ exhaust it, nor turn a wrong answer into an infrastructure error:
 
 from __future__ import annotations
 
+import importlib
 import signal
 import sys
 from dataclasses import replace
@@ -42,7 +43,6 @@ from daharness.runs.score_worker import checked_out, score_in_worker
 from daharness.runs.scoring_inputs import evidence_files, stage
 from daharness.sandbox.bwrap import SCORING_INPUTS, python_roots
 from daharness.sandbox.workspace import display_name, remove_tree
-from daharness.scoring import score_submission
 from daharness.scoring.apply import recordable
 
 SCORE_SUBMISSION = "daharness.scoring.apply:score_submission"
@@ -69,7 +69,7 @@ def score_within_limits(
     withheld = _oversized(snapshot, limits.score_file_mb << 20)
     readable = _without(snapshot, withheld) if snapshot is not None and withheld else snapshot
     if call == SCORE_SUBMISSION and not _agent_files(task, submission, readable):
-        score = _in_this_process(task, submission, readable, settings, limits)
+        score = _in_this_process(task, submission, readable, settings)
     else:
         score = _in_a_worker(call, task, submission, readable, settings, limits, confined)
     if withheld:
@@ -91,10 +91,15 @@ def _agent_files(task: Task, submission: Submission, snapshot: Snapshot | None) 
 
 
 def _in_this_process(
-    task: Task, submission: Submission, snapshot: Snapshot | None, settings: ScoringSettings, limits: Limits
+    task: Task,
+    submission: Submission,
+    snapshot: Snapshot | None,
+    settings: ScoringSettings,
+    call: str = SCORE_SUBMISSION,
 ) -> Score:
+    module, _, name = call.partition(":")
     try:
-        return score_submission(task, submission, snapshot, settings)
+        return getattr(importlib.import_module(module), name)(task, submission, snapshot, settings)
     except MemoryError:
         return Score(value=0.0, explanation="scoring stopped: the host ran out of memory scoring the answer")
 
@@ -133,8 +138,8 @@ def _in_a_worker(
     confined: bool,
 ) -> Score:
     modules = sorted({scorers.get(spec.name).fn.__module__ for spec in task.scorers})
-    if "__main__" in modules:  # a scorer defined in a script cannot be imported by the worker
-        return score_submission(task, submission, snapshot, settings)
+    if "__main__" in modules:  # a scorer defined in a script cannot be imported by the worker: unconfined
+        return _in_this_process(task, submission, snapshot, settings, call)
     with checked_out(confined, _code_folders() if confined else ()) as worker:
         job: tuple[Any, ...] = (task, submission, snapshot, settings)
         if worker.inputs is not None:
