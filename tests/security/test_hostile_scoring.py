@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 import pytest
 from helpers import cli, latest_records
+from hostile_answers import AFFAIRS, PICKLED_NPY, RESULTS_OF_100_MB
 from matplotlib.figure import Figure
 
 from daharness.agents import AgentOptions, make_agent
@@ -66,21 +67,6 @@ def bar_chart(path: Path, heights: list[float], title: str) -> None:
 
 # ---- item 2: a pickled result.npy ------------------------------------------------------------------
 
-PAYLOAD = """
-import os
-import numpy as np
-import pytest
-
-class Payload:
-    def __reduce__(self):
-        return (os.system, ("id > {marker}",))
-
-array = np.empty(1, dtype=object)
-array[0] = Payload()
-os.makedirs("dabench", exist_ok=True)
-np.save("dabench/result.npy", array, allow_pickle=True)
-"""
-
 
 def dacode_plot_material(root: Path) -> Path:
     """A DA-Code folder of one chart task (the official layout): its gold image, plot.json, result.npy."""
@@ -115,7 +101,7 @@ def test_a_pickled_result_npy_runs_nothing_on_the_host_and_scores_zero(tmp_path:
         (material / "gold" / "plot-bar-001" / "plot.json").read_text()
     )
     (folder / "dabench" / "result.json").write_text(json.dumps({"finished": True, "result": "result.png"}))
-    subprocess.run([sys.executable, "-c", PAYLOAD.format(marker=marker)], cwd=folder, check=True)
+    subprocess.run([sys.executable, "-c", PICKLED_NPY.format(marker=marker)], cwd=folder, check=True)
     figures = tmp_path / "figures.json"
     done = subprocess.run(
         cli("score", "--dacode-tasks", str(material / "tasks.jsonl"), "--dacode-eval", str(material / "eval.jsonl"),
@@ -131,7 +117,7 @@ def test_a_pickled_result_npy_runs_nothing_on_the_host_and_scores_zero(tmp_path:
 
     # the same files left by an agent in the sandbox, scored by `daharness run` in both modes
     marker = tmp_path / "MARKER-run"
-    code = PAYLOAD.format(marker=marker) + (
+    code = PICKLED_NPY.format(marker=marker) + (
         "from matplotlib.figure import Figure\nfigure = Figure(figsize=(4, 3))\n"
         "figure.subplots().bar(['east', 'north', 'south'], [1, 1, 1])\nfigure.savefig('result.png')\n"
         f"open('dabench/plot.json', 'w').write({json.dumps(json.dumps({'type': 'bar'}))})\n"
@@ -421,36 +407,6 @@ def test_one_right_and_one_deeply_nested_answer_score_fifty_percent(tmp_path: Pa
 
 # ---- item 5: agent artifacts are capped, read outside the harness, and not kept ------------------------
 
-AFFAIRS = (
-    "import pandas as pd\n\n"
-    'affairs = pd.read_csv("fair_affairs.csv")\n'
-    'affairs["had_affair"] = affairs["affairs"] > 0\n'
-    'affair_rate = affairs["had_affair"].mean()\n'
-)
-# the right answer, and a patched open() that pads the probe's results file to about 100 MB
-RESULTS_OF_100_MB = (
-    AFFAIRS
-    + """
-import builtins, io, json
-_open = builtins.open
-class _Padded(io.StringIO):
-    def __init__(self, path):
-        super().__init__()
-        self.path = path
-    def __enter__(self):
-        return self
-    def __exit__(self, *exc):
-        record = json.loads(self.getvalue())
-        record["pad"] = [0] * 33_400_000
-        with _open(self.path, "w") as out:
-            out.write(json.dumps(record))
-def _patched(path, mode="r", *args, **kwargs):
-    if "w" in mode and ".daharness-results-" in str(path):
-        return _Padded(path)
-    return _open(path, mode, *args, **kwargs)
-builtins.open = _patched
-"""
-)
 HARNESS = """
 import json, resource, sys
 from pathlib import Path
