@@ -477,3 +477,23 @@ def test_a_reply_the_agent_writes_on_the_kernels_pipe_is_read_within_a_bound(tmp
         assert f"larger than {MAX_REPLY_BYTES >> 20} MB" in flood.error.value
         assert grown < 2 * (MAX_REPLY_BYTES >> 20) + 64, grown  # never the whole 200 MB line and its copies
         assert box.python("print(6 * 7)").stdout == "42\n"  # a fresh kernel took over
+
+
+def test_a_long_answer_is_scored_within_the_time_limit(tmp_path: Path) -> None:
+    """The official DABench pattern takes time growing with the square of an answer that opens many
+    `@name[` and closes none (16,000 of them: 10 s); a long answer is scored in the worker, within its
+    limits, never in the harness without one."""
+    from helpers import closed_task
+
+    from daharness.core.limits import Limits
+    from daharness.core.runlog import ScoringSettings
+    from daharness.core.submission import Submission
+    from daharness.runs.bounded_scoring import score_within_limits
+
+    task = closed_task([("n", "1")])
+    strict = ScoringSettings(modes={"closed_form": "strict"})
+    score = score_within_limits(
+        task, Submission(answers=["@n[" * 100_000]), None, strict, Limits(score_seconds=5)
+    )
+    assert score.value == 0.0 and "took longer than 5 s" in score.explanation
+    assert score_within_limits(task, Submission(answers=["@n[1]"]), None, strict, Limits()).value == 1.0

@@ -9,8 +9,8 @@ exhaust it, nor turn a wrong answer into an infrastructure error:
   worker (`score_worker.py`) confined as a sandbox is: no network, the host read-only and invisible
   but for daharness's code and the job's own files (`scoring_inputs.py`), a sandbox user id when
   daharness runs as root. Unconfined only with `confined=False` (`--sandbox unsafe-local`). Scorers
-  of answers alone run in the harness's process: there is no file to read, and a worker would only
-  cost time.
+  of answers alone run in the harness's process, unless the answers are longer than 16 K characters:
+  there is no file to read, and a worker would only cost time.
 - Input: agent files larger than `Limits.score_file_mb` are withheld from the scorers (a scorer that
   needs one finds no file and scores 0), and the score says which and why.
 - Memory and time: the worker's child has a cap on its data memory (RLIMIT_DATA) and CPU time
@@ -46,6 +46,7 @@ from daharness.sandbox.workspace import display_name, remove_tree
 from daharness.scoring.apply import recordable
 
 SCORE_SUBMISSION = "daharness.scoring.apply:score_submission"
+IN_PROCESS_ANSWER_CHARS = 1 << 14  # longer answers are scored in the worker, within its time and memory
 
 
 def _reads_files(task: Task) -> bool:
@@ -85,7 +86,11 @@ def score_within_limits(
 
 
 def _agent_files(task: Task, submission: Submission, snapshot: Snapshot | None) -> bool:
+    """Whether scoring reads what needs the worker's bounds: agent files, evidence files, or answers
+    longer than IN_PROCESS_ANSWER_CHARS (a parser's time can grow faster than its input)."""
     if evidence_files(submission.evidence):
+        return True
+    if sum(len(answer or "") for answer in submission.answers) > IN_PROCESS_ANSWER_CHARS:
         return True
     return snapshot is not None and bool(snapshot.changed) and _reads_files(task)
 
