@@ -86,6 +86,14 @@ InteractiveModeOption = Annotated[
     InteractiveMode,
     typer.Option(help="Interactive (Tapilot-Crossing) scoring: 'corrected' or 'official' (released rules)."),
 ]
+ScoringSandboxOption = Annotated[
+    str,
+    typer.Option(
+        "--sandbox",
+        help="Where the agents' files are read while scoring: 'bwrap' (a confined worker, default) or "
+        "'unsafe-local' (unconfined, for files you trust).",
+    ),
+]
 InstructionOption = Annotated[
     InstructionKind | None,
     typer.Option(help="spider2v: 'verbose' gives each task its step-by-step tutorial (default: as written)."),
@@ -299,13 +307,15 @@ def run(
     from daharness.runs.pipeline import SandboxSettings
     from daharness.runs.rundir import RunDir
     from daharness.runs.runner import run_suite
-    from daharness.sandbox import UNSAFE_WARNING, check_backend
+    from daharness.sandbox import UNSAFE_BACKEND, UNSAFE_WARNING, check_backend
     from daharness.suites import load_suite
 
     check_backend(sandbox)
+    if sandbox != UNSAFE_BACKEND:  # agents' files are scored in a bwrap worker, whatever runs the agent
+        check_backend("bwrap")
     if backend not in executor_names():
         raise UserError(f"--backend: unknown executor {backend!r}; known: {', '.join(executor_names())}")
-    if sandbox == "unsafe-local":
+    if sandbox == UNSAFE_BACKEND:
         err.print(f"[bold red]{UNSAFE_WARNING}[/]")
     limits = Limits(
         step_timeout_s=step_timeout, sample_timeout_s=sample_timeout, memory_mb=memory_mb, cpus=cpus,
@@ -371,6 +381,7 @@ def score(
         Path | None, typer.Option(help="DA-Agent output folder (<id>/dabench/result.json).")
     ] = None,
     workspace_mode: WorkspaceModeOption = WorkspaceMode.corrected,
+    sandbox: ScoringSandboxOption = "bwrap",
     debug: DebugOption = False,
 ) -> None:
     """Rescore existing outputs: closed-form responses (InfiAgent-DABench layout), or DA-Agent output folders."""
@@ -389,6 +400,7 @@ def score(
             outputs_dir=outputs,
             source_dir=None,
             mode=workspace_mode.value,
+            confined=_scoring_confined(sandbox),
         )
         _print_warnings(warnings)
         print_rescored_outputs(out, figures, f"DA-Code outputs · {workspace_mode.value}")
@@ -418,6 +430,7 @@ def rescore(
     mode: ModeOption = ClosedFormMode.normalized,
     workspace_mode: WorkspaceModeOption = WorkspaceMode.corrected,
     interactive_mode: InteractiveModeOption = InteractiveMode.corrected,
+    sandbox: ScoringSandboxOption = "bwrap",
     debug: DebugOption = False,
 ) -> None:
     """Score a finished run again from its saved answers and artifacts, into a new run directory."""
@@ -426,9 +439,22 @@ def rescore(
     from daharness.rescore import rescore_run
 
     chosen = interactive_mode if interactive_mode != InteractiveMode.corrected else None
-    run = rescore_run(run_dir, out_dir, _scoring(mode, workspace_mode, chosen))
+    confined = _scoring_confined(sandbox)
+    run = rescore_run(run_dir, out_dir, _scoring(mode, workspace_mode, chosen), confined=confined)
     print_report(out, write_report(run))
     out.print(f"run directory: {out_dir} (report.html, report.json)")
+
+
+def _scoring_confined(sandbox: str) -> bool:
+    """Whether `--sandbox` confines the scoring of agents' files (refused when bwrap cannot work)."""
+    from daharness.sandbox import UNSAFE_BACKEND, check_backend
+
+    if sandbox not in ("bwrap", UNSAFE_BACKEND):
+        raise UserError(f"--sandbox: choose 'bwrap' or '{UNSAFE_BACKEND}', not {sandbox!r}")
+    check_backend(sandbox)
+    if sandbox == UNSAFE_BACKEND:
+        err.print("[bold red]warning: --sandbox unsafe-local reads the agents' files unconfined[/]")
+    return sandbox == "bwrap"
 
 
 @app.command()

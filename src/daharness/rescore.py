@@ -6,11 +6,14 @@ from __future__ import annotations
 import json
 import shutil
 import tempfile
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from daharness.core.backend import Snapshot
 from daharness.core.errors import UserError, located
 from daharness.core.family import FamilyBase
+from daharness.core.limits import Limits
 from daharness.core.record import SampleRecord
 from daharness.core.runlog import ScoringSettings
 from daharness.core.score import Score
@@ -19,10 +22,12 @@ from daharness.core.task import Family, Task
 from daharness.families.closed_form import dabench_figures, question_result
 from daharness.families.workspace import category_figures
 from daharness.jsonl import iter_jsonl
+from daharness.runs.bounded_scoring import score_within_limits
 from daharness.runs.pipeline import family_hooks, record_fields
 from daharness.runs.rundir import RunDir
 from daharness.sandbox.workspace import folder_snapshot
 from daharness.scoring import score_submission
+from daharness.scoring.apply import describe
 from daharness.scoring.closed_form import score_closed_form
 from daharness.suites import load_suite
 from daharness.tasks.dabench import load_dabench
@@ -92,6 +97,7 @@ def rescore_dacode(
     outputs_dir: Path,
     source_dir: Path | None,
     mode: str,
+    confined: bool = True,
 ) -> tuple[dict[str, Any], list[str]]:
     """Score the outputs of an earlier DA-Agent run (`<outputs>/<id>/` with `dabench/result.json`).
 
@@ -99,7 +105,9 @@ def rescore_dacode(
     is missing scores 0 (the official tool silently leaves it out of the average; in compat mode the
     result says how many were left out that way); a result.json that is not JSON, or lacks `result`,
     scores 0; in compat a run that did not finish (`"finished": false`) scores 0, as officially; a
-    scorer that fails (e.g. a gold file the benchmark lacks) scores 0 with the error."""
+    scorer that fails (e.g. a gold file the benchmark lacks) scores 0 with the error. The folders are
+    agents' files: they are read, result.json included, only in the confined scoring worker
+    (`confined=False`: unconfined, `--sandbox unsafe-local`)."""
     from daharness.tasks.dacode import load_dacode
 
     if not outputs_dir.is_dir():  # every task would score 0 for a mistyped path
@@ -117,12 +125,12 @@ def rescore_dacode(
     explanations: dict[str, str] = {}
     for task in tasks:
         folder = outputs_dir / task.id
-        result_file = folder / "dabench" / "result.json"
+        result_file = folder / DACODE_RESULT
         if not result_file.is_file():
             missing.append(task.id)
             score = Score(value=0.0, explanation=f"no {result_file.relative_to(outputs_dir)}")
         else:
-            score = _score_output(task, folder, result_file, settings, mode)
+            score = _score_output(task, folder, settings, confined)
         explanations[task.id] = score.explanation
         records.append(_record(task, score.value))
     scores = {r.id: r.score.value for r in records}  # type: ignore[union-attr]
@@ -139,25 +147,49 @@ def rescore_dacode(
     return figures, [w for task in tasks for w in task.warnings]
 
 
-def _score_output(task: Task, folder: Path, result_file: Path, settings: ScoringSettings, mode: str) -> Score:
-    """One DA-Agent output folder; any problem is a 0 with the reason."""
+DACODE_RESULT = "dabench/result.json"
+
+
+def _score_output(task: Task, folder: Path, settings: ScoringSettings, confined: bool) -> Score:
+    """One DA-Agent output folder, every file of it the agent's, scored in the scoring worker."""
+    collected = folder_snapshot(folder)
+    snapshot = replace(collected, changed=tuple(sorted(collected.files)))
     try:
-        result = json.loads(result_file.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        return Score(value=0.0, explanation=f"{result_file.name} is not valid JSON ({exc})")
-    if not isinstance(result, dict) or "result" not in result:
-        return Score(value=0.0, explanation=f"{result_file.name} has no 'result' field")
-    if mode == "compat" and result.get("finished") is False:
-        return Score(value=0.0, explanation="the run did not finish (the official evaluator scores it 0)")
-    answer = result["result"]
-    submission = Submission(
-        answers=[answer if isinstance(answer, str) else json.dumps(answer)],
-        finished=result.get("finished") is not False,
-    )
-    try:
-        return score_submission(task, submission, folder_snapshot(folder), settings)
+        return score_within_limits(
+            task, Submission(), snapshot, settings, Limits(), confined=confined, call=SCORE_DACODE_OUTPUT
+        )
     except Exception as exc:  # a benchmark defect (e.g. a missing gold file) must not stop the others
         return Score(value=0.0, explanation=f"cannot score: {type(exc).__name__}: {exc}")
+
+
+SCORE_DACODE_OUTPUT = "daharness.rescore:score_dacode_output"
+
+
+def score_dacode_output(
+    task: Task, submission: Submission, snapshot: Snapshot, settings: ScoringSettings
+) -> Score:
+    """Runs in the scoring worker: the answer in the folder's dabench/result.json, then the task's
+    scorers; any problem with result.json is a 0 with the reason."""
+    result_file = snapshot.path(DACODE_RESULT)
+    if result_file is None:
+        return Score(value=0.0, explanation=f"no {DACODE_RESULT} was read (see the withheld files)")
+    try:
+        result = json.loads(result_file.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
+        return Score(value=0.0, explanation=f"{result_file.name} is not valid JSON ({describe(exc)})")
+    if not isinstance(result, dict) or "result" not in result:
+        return Score(value=0.0, explanation=f"{result_file.name} has no 'result' field")
+    if settings.modes.get("workspace") == "compat" and result.get("finished") is False:
+        return Score(value=0.0, explanation="the run did not finish (the official evaluator scores it 0)")
+    answer = result["result"]
+    try:
+        text = answer if isinstance(answer, str) else json.dumps(answer)
+    except (ValueError, RecursionError) as exc:
+        return Score(
+            value=0.0, explanation=f"{result_file.name}: its 'result' cannot be read ({describe(exc)})"
+        )
+    scored = replace(submission, answers=[text], finished=result.get("finished") is not False)
+    return score_submission(task, scored, snapshot, settings)
 
 
 def _record(task: Task, value: float) -> SampleRecord:
@@ -177,11 +209,12 @@ def _checked_in_the_sandbox(task: Task) -> bool:
     return type(family_hooks(task)).finish is not FamilyBase.finish
 
 
-def rescore_run(source: Path, out: Path, scoring: ScoringSettings) -> RunDir:
+def rescore_run(source: Path, out: Path, scoring: ScoringSettings, *, confined: bool = True) -> RunDir:
     """Score a finished run again from its saved answers and artifacts into a new run directory.
 
     Each scored sample's workspace is rebuilt from the task's files with the saved artifacts on top;
-    samples that ended in an error have nothing to score and are copied as they are."""
+    samples that ended in an error have nothing to score and are copied as they are. The artifacts
+    are scored as a run scores them: in the confined scoring worker (`confined=False`: unconfined)."""
     if out.resolve() == source.resolve():  # its records would be appended to the run being read
         raise UserError(f"--out {out}: the new run directory must not be the run being rescored")
     old = RunDir.open_for_reading(source)
@@ -229,7 +262,7 @@ def rescore_run(source: Path, out: Path, scoring: ScoringSettings) -> RunDir:
             snapshot = folder_snapshot(
                 files, tuple(record.artifacts), captures if captures.is_dir() else None
             )
-            score = score_submission(task, submission, snapshot, scoring)
+            score = score_within_limits(task, submission, snapshot, scoring, Limits(), confined=confined)
         run.write_trajectory(trajectory)
         run.append(record.model_copy(update={"score": score}))
     return run

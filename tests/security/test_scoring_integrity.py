@@ -387,14 +387,27 @@ def test_a_database_with_shouted_names_and_rounded_means_scores_zero(
         assert record.score is not None and record.score.value == 0.0, (name, record.score)
 
 
-def test_a_sandbox_gives_the_capture_of_exactly_the_saved_bytes(workspace: dict[str, Task]) -> None:
-    """What the interactive family reads for a plot: a written `<file>.json` never counts."""
+def test_a_sandbox_gives_the_capture_of_exactly_the_saved_bytes(
+    workspace: dict[str, Task], tmp_path: Path
+) -> None:
+    """What the interactive family keeps for a plot: the image copied out within a cap, and the capture
+    received for exactly its bytes; a written `<file>.json` never counts."""
+    from daharness.core.backend import FileTooLarge
+
     with BwrapSandbox(workspace["dw-clean-barley"]) as box:
         box.python("import matplotlib.pyplot as plt\nplt.plot([1, 2, 3])\nplt.savefig('p.png')")
-        capture = box.chart_capture("p.png")
-        assert capture is not None and capture["axes"][0]["series"][0]["y"] == [1.0, 2.0, 3.0]
+        digest = box.copy_file_out("p.png", tmp_path / "p.png", 1 << 20)
+        found = box.chart_capture_file(digest)
+        assert found is not None
+        capture = json.loads(found.read_text())
+        assert capture["axes"][0]["series"][0]["y"] == [1.0, 2.0, 3.0]
         forged = json.dumps({**capture, "axes": []})
         box.python(
             f"open('q.png', 'wb').write(open('p.png', 'rb').read() + b'x')\nopen('q.png.json', 'w').write({forged!r})"
         )
-        assert box.chart_capture("q.png") is None and box.chart_capture("missing.png") is None
+        assert box.chart_capture_file(box.copy_file_out("q.png", tmp_path / "q.png", 1 << 20)) is None
+        with pytest.raises(FileNotFoundError):
+            box.copy_file_out("missing.png", tmp_path / "missing.png", 1 << 20)
+        with pytest.raises(FileTooLarge):
+            box.copy_file_out("p.png", tmp_path / "small.png", 1000)
+        assert not (tmp_path / "small.png").exists()

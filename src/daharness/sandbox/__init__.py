@@ -11,7 +11,7 @@ from daharness.core.registry import backends
 from daharness.core.task import Task
 from daharness.sandbox.bwrap import BwrapSandbox
 from daharness.sandbox.kernel_client import KernelSandbox, SandboxError, kill_all_sandboxes
-from daharness.sandbox.local import UNSAFE_WARNING, LocalSandbox
+from daharness.sandbox.local import UNSAFE_BACKEND, UNSAFE_WARNING, LocalSandbox
 from daharness.sandbox.workspace import Workspace
 
 
@@ -31,6 +31,7 @@ def describe_isolation(backend: str, limits: Limits) -> dict[str, Any]:
 
 
 __all__ = [
+    "UNSAFE_BACKEND",
     "UNSAFE_WARNING",
     "BwrapSandbox",
     "KernelSandbox",

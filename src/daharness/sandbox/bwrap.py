@@ -44,6 +44,7 @@ from daharness.sandbox.support import (
 from daharness.sandbox.uids import UidLease, acquire_uid
 
 SANDBOX_HOME = "/tmp"
+SCORING_INPUTS = "/daharness-scoring"  # a confined scoring worker's inputs (see confined_command)
 # Not /opt: it holds whatever a machine keeps there (package mirrors, wheels with bundled datasets);
 # a Python installed under it is mounted as one of the python_roots.
 _SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/etc")
@@ -221,13 +222,7 @@ def bwrap_options(limits: Limits | None = None) -> list[str]:
         args += ["--ro-bind-try", folder, folder]
     made: set[Path] = set()
     for root in python_roots():
-        # bwrap would create missing parents (e.g. /root for a pyenv Python) as 0700, which the
-        # unprivileged sandbox user could not cross; 0711 lets it pass without listing them.
-        for parent in reversed(root.parents[:-1]):
-            if parent not in made and str(parent) not in (*_SYSTEM_DIRS, "/tmp", "/dev", "/proc"):
-                args += ["--perms", "0711", "--dir", str(parent)]
-                made.add(parent)
-        args += ["--ro-bind", str(root), str(root)]
+        args += _read_only_at_its_path(root, made)
     package = Path(daharness.__file__).resolve().parent
     if any(package.is_relative_to(root) for root in python_roots()):
         args += ["--tmpfs", str(package)]  # the installed package holds the built-in suites' labels
@@ -235,6 +230,34 @@ def bwrap_options(limits: Limits | None = None) -> list[str]:
     for key, value in {"PATH": sandbox_path(), "HOME": SANDBOX_HOME, **common_env()}.items():
         args += ["--setenv", key, value]
     return args
+
+
+def _read_only_at_its_path(folder: Path, made: set[Path]) -> list[str]:
+    """Mount a host folder read-only where it is on the host. bwrap would create its missing parents
+    (e.g. /root for a pyenv Python) as 0700, which an unprivileged user could not cross; they are made
+    0711 instead (crossable, not listable), once each (`made`)."""
+    args: list[str] = []
+    for parent in reversed(folder.parents[:-1]):
+        if parent not in made and str(parent) not in (*_SYSTEM_DIRS, "/tmp", "/dev", "/proc"):
+            args += ["--perms", "0711", "--dir", str(parent)]
+            made.add(parent)
+    return [*args, "--ro-bind", str(folder), str(folder)]
+
+
+def confined_command(command: list[str], *, inputs: Path, code: list[Path], limits: Limits) -> list[str]:
+    """`command`, a harness process that reads what agents left (the scoring worker), confined as a
+    sandbox is (`bwrap_prefix`: its own namespaces, no network, the system and the Python installation
+    read-only, a private /tmp, an empty environment), and seeing of the host, read-only, nothing else
+    than daharness's own code, the folders of `code` (where plugins' scorers are imported from) and
+    `inputs`, mounted at SCORING_INPUTS."""
+    args = bwrap_prefix(limits)
+    made = {parent for root in python_roots() for parent in root.parents}
+    package = Path(daharness.__file__).resolve().parent
+    args += _read_only_at_its_path(package, made)  # also where the prefix hid an installed copy
+    for folder in code:
+        if not any(folder.is_relative_to(root) for root in (*python_roots(), package)):
+            args += _read_only_at_its_path(folder, made)
+    return [*args, "--ro-bind", str(inputs), SCORING_INPUTS, "--chdir", "/", "--", *command]
 
 
 def mounted_roots() -> list[Path]:

@@ -44,6 +44,9 @@ _PROCESS_HEADROOM = 4  # the kernel's own threads count against the limit too
 _GRACE_S = 3.0  # how long a kernel may take to answer after its own step timeout fired
 _START_TIMEOUT_S = 60.0
 _LISTED_CHANGES = 1000  # files_changed of one step names at most this many files
+# one reply of the kernel, its chart captures included (each at most 64 MB, daharness_kernel/captures.py);
+# a longer line (the agent's code can write to the kernel's pipe) is not read: the kernel is restarted
+MAX_REPLY_BYTES = 128 << 20
 _live: set[KernelSandbox] = set()
 _live_lock = threading.Lock()
 StepKind = Literal["python", "bash", "sql", "write_file"]
@@ -72,7 +75,7 @@ class KernelSandbox(SandboxBackend):
         self.workdir = task.workdir
         self.restarts = 0
         self._process: subprocess.Popen[bytes] | None = None
-        self._buffer = b""
+        self._buffer = bytearray()
         self._deadline = time.monotonic() + self.limits.sample_timeout_s
         self._lock = threading.Lock()
         self._closed = False
@@ -131,7 +134,7 @@ class KernelSandbox(SandboxBackend):
                 plan.after_start()
         with _live_lock:
             _live.add(self)
-        self._buffer = b""
+        self._buffer = bytearray()
         try:
             hello = self._read_message(time.monotonic() + _START_TIMEOUT_S)
         except SandboxError:
@@ -225,11 +228,12 @@ class KernelSandbox(SandboxBackend):
     def changed_files(self) -> list[str]:
         return self.workspace.changed_files()
 
-    def chart_capture(self, path: str) -> dict[str, object] | None:
-        try:
-            return self.captures.capture_for(self.read_file(path))
-        except (FileNotFoundError, ValueError):
-            return None
+    def copy_file_out(self, path: str, target: Path, max_bytes: int) -> str:
+        relative = path.removeprefix(self.workdir).lstrip("/") if path.startswith(self.workdir) else path
+        return self.workspace.copy_file_out(relative, target, max_bytes)
+
+    def chart_capture_file(self, sha256: str) -> Path | None:
+        return self.captures.file_for(sha256)
 
     def snapshot(self, target: Path) -> Snapshot:
         """Stop every process of the sandbox (so that nothing changes the files while they are copied),
@@ -374,7 +378,8 @@ class KernelSandbox(SandboxBackend):
     def _read_message(self, deadline: float) -> dict[str, Any]:
         assert self._process is not None and self._process.stdout is not None
         fd = self._process.stdout.fileno()
-        while b"\n" not in self._buffer:
+        end = self._buffer.find(b"\n")
+        while end < 0:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 raise SandboxError("no answer from the kernel in time")
@@ -384,8 +389,14 @@ class KernelSandbox(SandboxBackend):
             chunk = os.read(fd, 1 << 20)
             if not chunk:
                 raise SandboxError("the kernel exited")
+            newline = chunk.find(b"\n")
+            end = len(self._buffer) + newline if newline >= 0 else -1
             self._buffer += chunk
-        line, _, self._buffer = self._buffer.partition(b"\n")
+            if end < 0 and len(self._buffer) > MAX_REPLY_BYTES:
+                self._buffer = bytearray()  # the agent's code can write to the pipe: read it within a bound
+                raise SandboxError(f"the kernel sent a reply larger than {MAX_REPLY_BYTES >> 20} MB")
+        line = bytes(self._buffer[:end])
+        del self._buffer[: end + 1]
         try:
             message = json.loads(line)
         except ValueError:

@@ -19,13 +19,14 @@ from daharness.sandbox.support import (
     sandbox_additions,
 )
 
+UNSAFE_BACKEND = "unsafe-local"
 UNSAFE_WARNING = (
-    "warning: --sandbox unsafe-local runs agent code WITHOUT isolation: it can read your files and API keys, "
-    "use the network and outlive the run. Use it only for code you trust."
+    "warning: --sandbox unsafe-local runs agent code WITHOUT isolation, and scores its files unconfined: "
+    "it can read your files and API keys, use the network and outlive the run. Use it only for code you trust."
 )
 
 
-@backend("unsafe-local")
+@backend(UNSAFE_BACKEND)
 class LocalSandbox(KernelSandbox):
     """No isolation: agent code runs as you, with your files and network (for trusted code only)."""
 

@@ -68,7 +68,7 @@ from daharness.scoring.chart_corrected import (
 from daharness.scoring.chart_files import captured_chart
 from daharness.scoring.chart_match import Verdict, fuzz_ratio, similarity
 from daharness.scoring.modes import WORKSPACE_MODES
-from daharness.scoring.outputs import OutputFileOptions, nothing_collected
+from daharness.scoring.outputs import OutputFileOptions, nothing_collected, read_npy
 from daharness.scoring.text import official_file_names
 
 __all__ = ["ChartFiles", "fuzz_ratio", "load_capture", "score_chart", "similarity"]
@@ -153,7 +153,7 @@ def _read_dabench(files: ChartFiles) -> tuple[dict[str, Any], np.ndarray]:
     except (OSError, ValueError) as error:
         raise ValueError(f"unreadable plot.json: {error}") from error
     try:
-        matrix = np.load(files.data, allow_pickle=False)
+        matrix = read_npy(files.data)
     except (OSError, ValueError) as error:
         raise ValueError(f"unreadable result.npy: {error}") from error
     if not isinstance(params, dict):

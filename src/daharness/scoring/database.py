@@ -3,7 +3,8 @@
 Each gold table (every table of the gold database, or the ``tables`` asked for) is read from both files
 and compared with the table rule of :mod:`daharness.scoring.table` (columns matched by content, names
 and order ignored). The file type comes from the extension: ``.duckdb`` / ``.ddb`` is DuckDB, anything
-else SQLite. Both files are opened read-only; nothing is written next to them.
+else SQLite. Both files are opened read-only; nothing is written next to them. DuckDB runs with external
+access off, so a view that reads another file (a host file, the gold) or loads an extension fails.
 
 Two modes:
 
@@ -107,6 +108,21 @@ class _Database:
         return pd.DataFrame.from_records(cursor.fetchall(), columns=columns)
 
 
+# A DuckDB view is SQL its author wrote, run when the table is read: it could read any host file
+# (read_csv('/etc/...'), the task's gold) or load an extension. Agent files are opened without that.
+_NO_EXTERNAL_ACCESS = {
+    "enable_external_access": False,
+    "autoload_known_extensions": False,
+    "autoinstall_known_extensions": False,
+}
+
+
+def duckdb_read_only(path: Path) -> duckdb.DuckDBPyConnection:
+    """A read-only DuckDB connection that reads nothing but this file: no other file, no network, no
+    extension (a view reaching out fails with DuckDB's permission error)."""
+    return duckdb.connect(str(path), read_only=True, config=_NO_EXTERNAL_ACCESS)
+
+
 def _quote(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
@@ -116,7 +132,7 @@ def _open(path: Path) -> Iterator[_Database]:
     """Open read-only (a missing SQLite file is never created); raises the driver's error if it is no DB."""
     engine = engine_of(path)
     if engine == "duckdb":
-        connection: Any = duckdb.connect(str(path), read_only=True)
+        connection: Any = duckdb_read_only(path)
     else:
         connection = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
     try:

@@ -2,8 +2,9 @@
 
 The interactive family's after-hook (``daharness/families/interactive.py``) runs, in two fresh sandboxes,
 the dialogue's earlier code and then the reference code, and the same earlier code and then the agent's
-code; it records each intent's result and puts both records in ``submission.evidence["interactive"]``.
-This scorer never reads the agent's code as an answer: it compares those records.
+code; it keeps what each left (its results file and plots, unread: ``interactive_record.py``) in
+``submission.evidence["interactive"]``. This scorer reads them, in the scoring worker, and never reads
+the agent's code as an answer: it compares those records.
 
 Rules (Tapilot-Crossing, section 4.2 and Appendix H):
 
@@ -33,10 +34,11 @@ from pydantic import Field, model_validator
 
 from daharness.core.registry import scorer
 from daharness.core.score import Check, Score
-from daharness.core.scoring import ModeGroup, ScorerOptions, ScoringContext
+from daharness.core.scoring import GoldProblem, ModeGroup, ScorerOptions, ScoringContext
 from daharness.core.submission import UserTurn
 from daharness.scoring.interactive_plots import compare_plot
 from daharness.scoring.interactive_private import called_functions, recall
+from daharness.scoring.interactive_record import read_record
 from daharness.scoring.interactive_values import Verdict, compare_value
 
 INTERACTIVE_MODES = ModeGroup(
@@ -116,10 +118,12 @@ def _intent_verdict(
     intent: Intent, expected: dict[str, Any], actual: dict[str, Any] | None, mode: str
 ) -> tuple[Verdict, dict[str, Any]]:
     if "missing" in expected:
-        raise ValueError(f"the reference leaves no result for {intent.label()}: {expected['missing']}")
+        raise GoldProblem(f"the reference leaves no result for {intent.label()}: {expected['missing']}")
     if actual is None:
         return Verdict(False, "no result"), {}
     if intent.type == "plot":
+        if "missing" in actual:
+            return Verdict(False, actual["missing"]), {}
         png = actual.get("png")
         return compare_plot(
             Path(expected["png"]),
@@ -159,7 +163,10 @@ def interactive_code(context: ScoringContext, options: InteractiveCodeOptions) -
             explanation="no execution evidence (the interactive family's after-hook did not run this code)",
             details={**details, "acc": 0.0, "accr": 0.0},
         )
-    reference, agent = evidence["reference"], evidence["agent"]
+    reference = read_record(evidence["reference"])
+    if reference["error"]:
+        raise GoldProblem(f"the reference's results cannot be read: {reference['error']}")
+    agent = read_record(evidence["agent"])
     failure = agent.get("error")
     checks: list[Check] = []
     intents: list[dict[str, Any]] = []

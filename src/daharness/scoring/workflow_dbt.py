@@ -9,12 +9,12 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Literal
 
-import duckdb
 from pydantic import Field
 
 from daharness.core.registry import scorer
 from daharness.core.score import Score
 from daharness.core.scoring import ScoringContext
+from daharness.scoring.database import duckdb_read_only
 from daharness.scoring.workflow_inputs import EvaluatorOptions, evaluate
 
 CheckType = Literal[
@@ -82,7 +82,7 @@ Query = Callable[..., list[tuple[Any, ...]]]
 def _connect(db_type: str, path: Path) -> Iterator[Query]:
     """A read-only connection as a query function."""
     if db_type == "duckdb":
-        connection: Any = duckdb.connect(str(path), read_only=True)
+        connection: Any = duckdb_read_only(path)
     else:
         connection = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
     try:
