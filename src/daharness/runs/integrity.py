@@ -39,7 +39,10 @@ def skipped_files(snapshot: Snapshot | None) -> list[SkippedFile]:
     ]
 
 
-def suspicious_actions(events: Sequence[Event], snapshot: Snapshot | None, workdir: str) -> list[Suspicion]:
+def suspicious_actions(
+    events: Sequence[Event], snapshot: Snapshot | None, workdir: str, gathered: Sequence[Suspicion] = ()
+) -> list[Suspicion]:
+    """What the agent's actions and files show, with what the family found while it gathered evidence."""
     found: list[Suspicion] = []
     for index, event in enumerate(events):
         if not isinstance(event, ActionEvent):
@@ -59,7 +62,7 @@ def suspicious_actions(events: Sequence[Event], snapshot: Snapshot | None, workd
     if snapshot is not None:
         found += _capture_like_files(snapshot)
         found += [flag for entry in snapshot.skipped if (flag := _skipped_flag(entry, workdir))]
-    return _capped(found)
+    return _capped([*found, *gathered])
 
 
 def _capture_like_files(snapshot: Snapshot) -> list[Suspicion]:

@@ -166,7 +166,9 @@ def run_sample(
         record = scored_record(common, submission, score, snapshot, time.perf_counter() - clock)
         record.extra.update(sandbox_extra(usage, snapshot))
         record.skipped_files = skipped_files(snapshot)
-        record.suspicious = suspicious_actions(submission.trajectory, snapshot, task.workdir)
+        record.suspicious = suspicious_actions(
+            submission.trajectory, snapshot, task.workdir, submission.suspicious
+        )
         trajectory = trajectory_of(task, agent.name, attempt, submission)
         return SampleResult(record, trajectory, submission, snapshot)
     except ModelFatalError:
