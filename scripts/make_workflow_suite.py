@@ -990,15 +990,15 @@ run("Desktop/notebook.ipynb", append=["top = cars.sort_values(['Weight_in_lbs', 
         ),
         jupyter_spec(
             "nb-stocks-run-all",
-            "The notebook ~/Desktop/stocks.ipynb has never been run. Run all its cells in order in a fresh kernel and save it with its outputs.",
-            "1. Open stocks.ipynb.\n2. Click Run > Restart Kernel and Run All Cells.\n3. Save the notebook.",
+            "The notebook ~/Desktop/stocks.ipynb has never been run, and one of its cells asks for a column the data does not have (its columns are symbol, date and price). Fix that cell, then run all its cells in order in a fresh kernel and save it with its outputs.",
+            "1. Open stocks.ipynb.\n2. In the last cell the column is named price, not Price: fix it.\n3. Click Run > Restart Kernel and Run All Cells.\n4. Save the notebook.",
             {
                 "stocks.ipynb": notebook(
                     [
                         ("md", "# Stock prices"),
                         ("code", load + "stocks = pd.read_csv('stocks.csv')"),
                         ("code", "print(stocks['symbol'].value_counts().sort_index().to_dict())"),
-                        ("code", "stocks.groupby('symbol')['price'].max().round(2)"),
+                        ("code", "stocks.groupby('symbol')['Price'].max().round(2)"),
                     ]
                 ),
                 "stocks.csv": frame_csv(stocks),
@@ -1014,9 +1014,9 @@ run("Desktop/notebook.ipynb", append=["top = cars.sort_values(['Weight_in_lbs', 
                 ],
                 "options": [{}, {}],
             },
-            RUN_NOTEBOOK + '\nrun("Desktop/stocks.ipynb")\n',
+            RUN_NOTEBOOK + '\nrun("Desktop/stocks.ipynb", replace={"[\'Price\']": "[\'price\']"})\n',
             {"stocks_gold.ipynb": "Desktop/stocks.ipynb"},
-            actions=3,
+            actions=4,
             interface="gui",
         ),
         jupyter_spec(
