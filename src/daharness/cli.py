@@ -562,7 +562,8 @@ def validate(
     debug: DebugOption = False,
 ) -> None:
     """Check every task: its reference solution scores 1 and damaged outputs score below (exit 1 if not);
-    workflow tasks: the untouched state scores 0 and a single gold file scores 1."""
+    workflow tasks: the untouched state scores 0, their tools alone on the setup's files below 1, and a single
+    gold file 1."""
     from concurrent.futures import ThreadPoolExecutor
 
     from daharness.core.registry import task_mode_groups
@@ -603,7 +604,8 @@ def validate(
 def _validate_states(
     loaded: Any, tasks: list[Any], scoring: Any, concurrency: int, json_path: Path | None
 ) -> bool:
-    """Tasks checked by their states (workflow families): untouched 0, gold 1. True when all pass."""
+    """Tasks checked by their states (workflow families): untouched 0, setup only below 1, gold 1. True
+    when all pass."""
     from concurrent.futures import ThreadPoolExecutor
 
     from daharness.report.build import write_json

@@ -75,6 +75,22 @@ class Snapshot:
         return self.root / clean if clean in self.files else None
 
 
+@dataclass(frozen=True)
+class ReadOnlyOverlay:
+    """What the harness's own steps after the agent (a workflow task's checks) run with, in the agent's
+    sandbox: host files and folders put read-only over paths of the workspace (relative paths, e.g.
+    `.bashrc`), whatever the agent left there, and environment variables. The agent's files stay in the
+    workspace, hidden from those steps."""
+
+    files: dict[str, Path] = field(default_factory=dict)
+    env: dict[str, str] = field(default_factory=dict)
+
+
+class OverlayBlocked(Exception):
+    """A path of the overlay holds what nothing can be put over (a link, a FIFO, a file where a folder
+    goes): the message names it."""
+
+
 class SandboxBackend(ABC):
     """One sample's isolated, stateful execution environment."""
 
@@ -158,6 +174,12 @@ class SandboxBackend(ABC):
         """The harness's file of the latest chart capture it received for a save of exactly these bytes
         (their SHA-256), or None. Backends without a capture channel have none."""
         return None
+
+    def restart_with_overlay(self, overlay: ReadOnlyOverlay) -> None:
+        """Stop every process of the sandbox and start it again with `overlay` for the rest of its life.
+        Raises OverlayBlocked, before anything starts, when a path of the overlay cannot be covered. A
+        backend that cannot cover paths must not pretend to: the default refuses."""
+        raise NotImplementedError(f"the {self.name} sandbox cannot put the harness's files over the agent's")
 
     @abstractmethod
     def interrupt(self) -> None:

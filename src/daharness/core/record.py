@@ -24,7 +24,7 @@ class Suspicion(BaseModel):
 
     kind: str = Field(
         description="harness_files, interpreter_tampering, call_record_tampering, capture_like_file, link_out, "
-        "special_file, kernel_tampering"
+        "special_file, kernel_tampering, check_environment"
     )
     detail: str
     step: int | None = Field(default=None, description="Index of the trajectory event, when one did it.")

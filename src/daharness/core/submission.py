@@ -83,7 +83,7 @@ class Submission:
     # results of executing the agent's and the reference code... Scorers read it.
     evidence: dict[str, Any] = field(default_factory=dict)
     # what the harness saw the agent's code do while gathering that evidence that an honest solution has no
-    # reason to do (tampering with a record, say); the sample's record lists them with its suspicious actions
+    # reason to do (tampering with a record, or a file where a workflow check's environment comes from); the sample's record lists them with its suspicious actions
     suspicions: list[Suspicion] = field(default_factory=list)
 
     @property

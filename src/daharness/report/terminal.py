@@ -117,9 +117,10 @@ def print_validation(console: Console, suite: str, mode: str, results: list[Any]
 
 
 def print_workflow_validation(console: Console, suite: str, results: list[Any]) -> None:
-    """The table of `daharness validate` on a workflow suite: support, untouched and gold scores."""
+    """The table of `daharness validate` on a workflow suite: support, and the scores of the untouched
+    state, of the setup's commands run again, of the gold file and of the reference."""
     table = Table(title=f"{suite}: validation", title_justify="left")
-    for column in ("task", "supported", "initial", "gold", "reference", "verdict"):
+    for column in ("task", "supported", "initial", "setup only", "gold", "reference", "verdict"):
         table.add_column(column)
 
     def value(number: float | None) -> str:
@@ -131,8 +132,8 @@ def print_workflow_validation(console: Console, suite: str, results: list[Any]) 
         else:
             verdict = "[green]ok[/]" if result.ok else "[red]" + escape("; ".join(result.problems)) + "[/]"
         table.add_row(
-            result.task_id, "yes" if result.supported else "no", value(result.initial), value(result.gold),
-            value(result.reference), verdict,
+            result.task_id, "yes" if result.supported else "no", value(result.initial),
+            value(result.setup_only), value(result.gold), value(result.reference), verdict,
         )  # fmt: skip
     console.print(table)
     supported = [r for r in results if r.supported]

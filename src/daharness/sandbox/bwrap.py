@@ -16,12 +16,14 @@ import functools
 import os
 import shutil
 import site
+import stat
 import subprocess
 import sys
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 import daharness
+from daharness.core.backend import OverlayBlocked, ReadOnlyOverlay
 from daharness.core.errors import UserError
 from daharness.core.limits import Limits
 from daharness.core.registry import backend
@@ -90,7 +92,8 @@ class BwrapSandbox(KernelSandbox):
             self._add_additions(arguments)
             for parent in reversed(Path(self.workdir).parents[:-1]):  # e.g. /home of /home/user: crossable
                 arguments.add("--perms", "0755", "--dir", str(parent))
-            arguments.add("--bind", str(self.workspace.root), self.workdir, "--chdir", self.workdir)
+            arguments.add("--bind", str(self.workspace.root), self.workdir, *self._overlay_args())
+            arguments.add("--chdir", self.workdir)
             kernel, config_fd = kernel_command(sys.executable, SANDBOX_KERNEL, config)
             arguments.fds.append(config_fd)  # passed through bwrap to the kernel, closed here after
             command = arguments.command(_bwrap(), kernel)
@@ -114,6 +117,20 @@ class BwrapSandbox(KernelSandbox):
         for key, value in additions.env.items():
             arguments.add("--setenv", key, value)
 
+    def prepare_overlay(self, overlay: ReadOnlyOverlay) -> list[Path]:
+        return cover_points(self.workspace.root, overlay)
+
+    def _overlay_args(self) -> list[str]:
+        """The overlay's files mounted read-only over the workspace (after it), and its variables."""
+        if self.overlay is None:
+            return []
+        args: list[str] = []
+        for path, source in self.overlay.files.items():
+            args += ["--ro-bind", str(source), f"{self.workdir}/{path}"]
+        for key, value in self.overlay.env.items():
+            args += ["--setenv", key, value]
+        return args
+
     def release(self) -> None:
         if self._lease is not None:
             self._lease.release()
@@ -127,6 +144,40 @@ class BwrapSandbox(KernelSandbox):
     def describe_isolation(cls, limits: Limits) -> dict[str, Any]:
         scopes = kernel_limit_scopes(limits, contained=True, sized_tmpfs=supports_tmpfs_size())
         return {"backend": cls.name, "isolated": True, **bwrap_status(), **scopes}
+
+
+def cover_points(root: Path, overlay: ReadOnlyOverlay) -> list[Path]:
+    """Whether each path of the overlay can be mounted over in the workspace `root`, looked at without
+    following links (the sandbox's processes are all stopped, so nothing changes meanwhile): every folder
+    on the way must be a folder or missing, and the path itself missing or of the same kind as what goes
+    over it. Returns what the mounts will create (missing paths and folders), to be removed afterwards."""
+    created: list[Path] = []
+    for path, source in overlay.files.items():
+        parts = PurePosixPath(path).parts
+        if not parts or PurePosixPath(path).is_absolute() or ".." in parts:
+            raise OverlayBlocked(f"{path}: not a path inside the workspace")
+        current = root
+        for index, part in enumerate(parts):
+            current = current / part
+            last = index == len(parts) - 1
+            try:
+                mode = os.lstat(current).st_mode
+            except FileNotFoundError:
+                created.append(current)
+                continue
+            wanted = stat.S_ISDIR if not last or source.is_dir() else stat.S_ISREG
+            if not wanted(mode):
+                shown = "/".join(parts[: index + 1])
+                raise OverlayBlocked(f"{shown} is {_kind_of(mode)}: nothing can be put over it")
+    return list(dict.fromkeys(created))
+
+
+def _kind_of(mode: int) -> str:
+    if stat.S_ISLNK(mode):
+        return "a link"
+    if stat.S_ISDIR(mode):
+        return "a folder"
+    return "a file" if stat.S_ISREG(mode) else "a FIFO, socket or device"
 
 
 def bwrap_status() -> dict[str, Any]:

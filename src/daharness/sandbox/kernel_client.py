@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from daharness.core.backend import SandboxBackend, Snapshot
+from daharness.core.backend import ReadOnlyOverlay, SandboxBackend, Snapshot
 from daharness.core.limits import Limits
 from daharness.core.observation import ErrorInfo, Observation
 from daharness.core.submission import ActionEvent
@@ -86,10 +86,18 @@ class KernelSandbox(SandboxBackend):
         self._guard: QuotaGuard | None = None
         self._notices: list[str] = []  # why the host killed the sandbox's processes, for the next step
         self._oom_kills = 0
+        self.overlay: ReadOnlyOverlay | None = None  # what `launch` puts over the workspace, once asked
+        self._placeholders: list[Path] = []  # what covering made in the workspace, removed before collecting
 
     @abstractmethod
     def launch(self) -> Launch:
-        """The command, environment and user id that start the kernel."""
+        """The command, environment and user id that start the kernel (with `self.overlay` when set)."""
+
+    def prepare_overlay(self, overlay: ReadOnlyOverlay) -> list[Path]:
+        """Check that the workspace lets `overlay` be put in place (OverlayBlocked if not), and return
+        what putting it in place will create in the workspace, to be removed afterwards. By default the
+        files are not put in place at all (see the backends)."""
+        return []
 
     def release(self) -> None:
         """Free what `launch` reserved (e.g. a user id); called once when the sandbox closes."""
@@ -205,6 +213,23 @@ class KernelSandbox(SandboxBackend):
     def interrupt(self) -> None:
         self._kill()
 
+    def restart_with_overlay(self, overlay: ReadOnlyOverlay) -> None:
+        self._kill()  # every process is gone: nothing the agent left can change the workspace any more
+        self._placeholders = self.prepare_overlay(overlay)
+        self.overlay = overlay
+        self.start()
+
+    def _remove_placeholders(self) -> None:
+        """Remove the empty files and folders that covering made where the agent left nothing (deepest
+        first; anything else found there is left as it is)."""
+        for path in sorted(self._placeholders, key=lambda p: len(p.parts), reverse=True):
+            with contextlib.suppress(OSError):
+                if path.is_dir() and not path.is_symlink():
+                    path.rmdir()
+                elif path.is_file() and not path.is_symlink() and path.stat().st_size == 0:
+                    path.unlink()
+        self._placeholders = []
+
     # ---- actions ------------------------------------------------------------------------------------
 
     def python(self, code: str, timeout: float | None = None) -> Observation:
@@ -239,6 +264,7 @@ class KernelSandbox(SandboxBackend):
         """Stop every process of the sandbox (so that nothing changes the files while they are copied),
         then copy the workspace's regular files to `target` and the received chart captures beside it."""
         self._kill()
+        self._remove_placeholders()
         quota = CopyQuota(self.limits.workspace_mb << 20, self.limits.workspace_files)
         snapshot = self.workspace.collect(target, quota)
         captures = self.captures.copy_to(target.with_name(target.name + "-captures"))
