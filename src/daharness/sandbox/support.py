@@ -26,8 +26,8 @@ SANDBOX_HOOKS = "/daharness-hooks"  # chart capture hook and the sitecustomize t
 SANDBOX_LIBRARIES = "/daharness-lib"  # a task's private libraries, one numbered folder each
 SANDBOX_TOOLS = "/daharness-tools"  # a family's folders of commands, first on PATH (read-only)
 _BOOTSTRAP = (
-    "import json, sys; sys.path.insert(0, {folder!r}); from daharness_kernel import server; "
-    "sys.path.remove({folder!r}); server.main(json.loads(sys.argv[1]))"
+    "import importlib, json, sys; sys.path.insert(0, {folder!r}); entry = importlib.import_module({module!r}); "
+    "sys.path.remove({folder!r}); entry.main(json.loads(sys.argv[1]))"
 )
 
 
@@ -56,17 +56,20 @@ def hooks_dir() -> Path:
 
 @functools.cache
 def kernel_dir() -> Path:
-    """A folder holding the `daharness_kernel` package (not on the agent's import path)."""
+    """A folder holding the packages that run inside the sandbox (not on the agent's import path): the
+    kernel, and the controller of a desktop."""
     folder = _private_copy("daharness-kernel-")
-    shutil.copytree(
-        HERE / "daharness_kernel", folder / "daharness_kernel", ignore=shutil.ignore_patterns("__pycache__")
-    )
+    for package in ("daharness_kernel", "daharness_desktop"):
+        shutil.copytree(HERE / package, folder / package, ignore=shutil.ignore_patterns("__pycache__"))
     _readable(folder)
     return folder
 
 
-def kernel_command(python: str, folder: str, config: dict[str, object]) -> list[str]:
-    return [python, "-I", "-c", _BOOTSTRAP.format(folder=folder), json.dumps(config)]
+def kernel_command(
+    python: str, folder: str, config: dict[str, object], module: str = "daharness_kernel.server"
+) -> list[str]:
+    """Start `module`'s main(config) from the packages in `folder`, in isolated mode."""
+    return [python, "-I", "-c", _BOOTSTRAP.format(folder=folder, module=module), json.dumps(config)]
 
 
 def kernel_config(
