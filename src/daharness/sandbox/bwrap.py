@@ -23,6 +23,7 @@ import daharness
 from daharness.core.errors import UserError
 from daharness.core.limits import Limits
 from daharness.core.registry import backend
+from daharness.sandbox.desktop.availability import check_desktop
 from daharness.sandbox.hidden import mask_arguments
 from daharness.sandbox.isolation import kernel_limit_scopes
 from daharness.sandbox.kernel_client import KernelSandbox, Launch
@@ -95,7 +96,7 @@ class BwrapSandbox(KernelSandbox):
             args += ["--setenv", "PATH", ":".join([*mounted, sandbox_path()])]
         if additions.home_is_workdir:
             args += ["--setenv", "HOME", self.workdir]
-        for key, value in additions.env.items():
+        for key, value in {**additions.env, **self.desktop_env()}.items():
             args += ["--setenv", key, value]
         return args
 
@@ -107,6 +108,10 @@ class BwrapSandbox(KernelSandbox):
     @classmethod
     def check(cls) -> None:
         check_bwrap()
+
+    @classmethod
+    def check_desktop(cls) -> None:
+        check_desktop()
 
     @classmethod
     def describe_isolation(cls, limits: Limits) -> dict[str, Any]:
