@@ -99,6 +99,7 @@ class Services:
             ],
         )
         self._wait("display", lambda: (X_SOCKETS / f"X{DISPLAY[1:]}").exists(), 10.0)
+        X_SOCKETS.chmod(0o755)  # Xvfb opens its folder to all (1777); nothing else may put a socket there
 
     def _start_accessibility_bus(self) -> None:
         config = RUN_DIR / "a11y-bus.conf"
