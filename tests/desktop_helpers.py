@@ -54,7 +54,8 @@ def serve(box: BwrapSandbox, pages: dict[str, str], port: int) -> str:
     """Serve pages from the workspace on the sandbox's loopback (as the agent would) and wait until the
     server answers; the base URL."""
     for name, html in pages.items():
-        assert box.write_file(name, html).ok
+        written = box.write_file(name, html)
+        assert written.ok, written
     assert box.start_program(
         ["python", "-m", "http.server", str(port), "--bind", "127.0.0.1"], f"http-{port}"
     ).ok
