@@ -124,6 +124,9 @@ class Services:
                 "--no-sandbox", "--no-first-run", "--no-default-browser-check", "--password-store=basic",
                 "--disable-gpu", "--disable-dev-shm-usage", "--force-device-scale-factor=1",
                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                "--disable-extensions", "--disable-default-apps", "--disable-breakpad", "--no-pings",
+                "--disable-client-side-phishing-detection", "--disable-domain-reliability", "--mute-audio",
+                "--metrics-recording-only", "--no-service-autorun", "--disable-renderer-backgrounding",
                 "--disable-features=Translate,MediaRouter,OptimizationHints", "--test-type", "about:blank",
             ],
         )  # fmt: skip
