@@ -50,6 +50,7 @@ from daharness.sandbox.workspace import display_name, remove_tree
 class SandboxSettings:
     backend: str = "bwrap"
     limits: Limits = field(default_factory=Limits)
+    desktop: bool = False  # every sample gets a desktop (a task that needs one gets it anyway)
 
     @property
     def confines_scoring(self) -> bool:
@@ -92,7 +93,7 @@ def record_fields(task: Task, agent_name: str, attempt: int) -> dict[str, Any]:
 @contextmanager
 def started(task: Task, sandbox: SandboxSettings) -> Iterator[SandboxBackend]:
     """A started sandbox holding the task's untouched files; closed (and removed) on exit."""
-    box = open_sandbox(sandbox.backend, task, sandbox.limits)
+    box = open_sandbox(sandbox.backend, task, sandbox.limits, desktop=sandbox.desktop)
     try:
         box.start()
         yield box

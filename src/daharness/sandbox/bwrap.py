@@ -28,6 +28,7 @@ from daharness.core.errors import UserError
 from daharness.core.limits import Limits
 from daharness.core.registry import backend
 from daharness.sandbox.bwrap_arguments import BwrapArguments, folder_files
+from daharness.sandbox.desktop.availability import check_desktop
 from daharness.sandbox.hidden import masks
 from daharness.sandbox.isolation import kernel_limit_scopes
 from daharness.sandbox.kernel_client import KernelSandbox, Launch
@@ -114,7 +115,7 @@ class BwrapSandbox(KernelSandbox):
             arguments.add("--setenv", "PATH", ":".join([*mounted, sandbox_path()]))
         if additions.home_is_workdir:
             arguments.add("--setenv", "HOME", self.workdir)
-        for key, value in additions.env.items():
+        for key, value in {**additions.env, **self.desktop_env()}.items():
             arguments.add("--setenv", key, value)
 
     def prepare_overlay(self, overlay: ReadOnlyOverlay) -> list[Path]:
@@ -139,6 +140,10 @@ class BwrapSandbox(KernelSandbox):
     @classmethod
     def check(cls) -> None:
         check_bwrap()
+
+    @classmethod
+    def check_desktop(cls) -> None:
+        check_desktop()
 
     @classmethod
     def describe_isolation(cls, limits: Limits) -> dict[str, Any]:

@@ -30,12 +30,23 @@ from pathlib import Path
 from typing import Any, Literal
 
 from daharness.core.backend import ReadOnlyOverlay, SandboxBackend, Snapshot
+from daharness.core.desktop import (
+    DesktopUnavailable,
+    DesktopView,
+    ObservationType,
+    is_final,
+    parse_screen_action,
+)
+from daharness.core.errors import UserError
 from daharness.core.limits import Limits
 from daharness.core.observation import ErrorInfo, Observation
 from daharness.core.submission import ActionEvent
 from daharness.core.task import Task
 from daharness.sandbox.captures import CaptureStore
 from daharness.sandbox.cgroups import SandboxCgroup, kill_until_gone
+from daharness.sandbox.desktop.apps import launch_command
+from daharness.sandbox.desktop.session import AGENT_ENV, DESKTOP_PROCESSES, DesktopSession
+from daharness.sandbox.desktop.views import build_view
 from daharness.sandbox.quota import QuotaGuard
 from daharness.sandbox.scratch import process_scratch
 from daharness.sandbox.workspace import CopyQuota, Workspace, display_name
@@ -49,7 +60,7 @@ _LISTED_CHANGES = 1000  # files_changed of one step names at most this many file
 MAX_REPLY_BYTES = 128 << 20
 _live: set[KernelSandbox] = set()
 _live_lock = threading.Lock()
-StepKind = Literal["python", "bash", "sql", "write_file"]
+StepKind = Literal["python", "bash", "sql", "write_file", "pyautogui", "desktop"]
 
 
 class SandboxError(RuntimeError):
@@ -68,9 +79,14 @@ class Launch:
 class KernelSandbox(SandboxBackend):
     """A sandbox whose steps run in the `daharness_kernel` process; subclasses say how to launch it."""
 
-    def __init__(self, task: Task, limits: Limits | None = None) -> None:
+    def __init__(self, task: Task, limits: Limits | None = None, *, desktop: bool = False) -> None:
         self.task = task
         self.limits = limits or Limits()
+        self._desktop = DesktopSession() if desktop else None
+        if desktop:  # the desktop's processes and the applications on it count too
+            self.limits = dataclasses.replace(
+                self.limits, processes=self.limits.processes + DESKTOP_PROCESSES
+            )
         self.workspace = Workspace.create(task, process_scratch())
         self.workdir = task.workdir
         self.restarts = 0
@@ -107,10 +123,15 @@ class KernelSandbox(SandboxBackend):
         return False
 
     def processes(self) -> list[int]:
-        """Host pids of every process the sandbox runs now (from its control group, else its user id)."""
+        """Host pids of every process the sandbox runs now (from its control group, else its user ids)."""
         if self._cgroup is not None:
             return self._cgroup.pids()
-        return _pids_of_uid(self._uid) if self._uid is not None else []
+        return [pid for uid in self._uids() for pid in _pids_of_uid(uid)]
+
+    def _uids(self) -> list[int]:
+        """The sandbox's own user ids: the agent's, and its desktop's."""
+        desktop = self._desktop.uid if self._desktop is not None else None
+        return [uid for uid in (self._uid, desktop) if uid is not None]
 
     # ---- life cycle ---------------------------------------------------------------------------------
 
@@ -162,6 +183,18 @@ class KernelSandbox(SandboxBackend):
                 on_exceeded=self._over_quota,
             )
             self._guard.start()
+        if self._desktop is not None:
+            self._start_desktop()
+
+    def _start_desktop(self) -> None:
+        """The desktop comes up after the kernel, in its namespaces (and again after every restart)."""
+        assert self._desktop is not None and self._process is not None
+        join = self._cgroup.join_command if self._cgroup is not None else list
+        try:
+            self._desktop.start(self._process.pid, join)
+        except DesktopUnavailable as exc:
+            self._kill()
+            raise SandboxError(str(exc)) from None
 
     def _over_quota(self, reason: str) -> None:
         """The workspace grew past its quota: stop every process of the sandbox (from any thread); the
@@ -170,7 +203,8 @@ class KernelSandbox(SandboxBackend):
         if self._cgroup is not None:
             self._cgroup.kill_all()
         elif self._uid is not None:
-            _kill_uid(self._uid)
+            for uid in self._uids():
+                _kill_uid(uid)
         elif (process := self._process) is not None:
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(process.pid, signal.SIGKILL)
@@ -202,6 +236,7 @@ class KernelSandbox(SandboxBackend):
             self._closed = True
             for cleanup in (
                 self._cgroup.remove if self._cgroup is not None else None,
+                self._desktop.release if self._desktop is not None else None,
                 self.release,
                 self.workspace.remove,
                 self.captures.remove,
@@ -245,6 +280,64 @@ class KernelSandbox(SandboxBackend):
 
     def write_file(self, path: str, content: str) -> Observation:
         return self._step("write_file", {"path": path, "content": content}, None)
+
+    # ---- the desktop -------------------------------------------------------------------------------
+
+    @property
+    def has_desktop(self) -> bool:
+        return self._desktop is not None
+
+    def desktop_env(self) -> dict[str, str]:
+        """What the agent's code needs to reach the desktop (nothing without one)."""
+        return dict(AGENT_ENV) if self._desktop is not None else {}
+
+    @classmethod
+    def check_desktop(cls) -> None:
+        """Refuse, with a one-line reason, a desktop this backend cannot give on this machine."""
+        raise UserError(f"the {cls.name} sandbox has no desktop: use --sandbox bwrap")
+
+    def observe_desktop(self, observation: ObservationType = "screenshot_a11y_tree") -> DesktopView:
+        """What the screen shows now, in the form asked for (see core.desktop), from the desktop's
+        controller: never from anything agent code can write."""
+        session = self._require_desktop()
+        started = time.perf_counter()
+        wants_image = observation != "a11y_tree"
+        wants_elements = observation != "screenshot"
+        image, elements, _ = session.observe(screenshot=wants_image, elements=wants_elements)
+        return build_view(observation, image, elements, time.perf_counter() - started)
+
+    def act_on_desktop(self, action: Any, timeout: float | None = None) -> Observation:
+        """Run an action on the screen, in the agent's kernel: pyautogui code (a string; pyautogui and
+        time are imported for it, and nothing is kept between actions, as in the paper), or a JSON action
+        of the paper's action space (a dict or a parsed action). DONE and FAIL run nothing."""
+        self._require_desktop()
+        if isinstance(action, str):
+            return self._step("pyautogui", {"code": action}, timeout)
+        try:
+            parsed = action if hasattr(action, "pyautogui") else parse_screen_action(action)
+        except ValueError as exc:
+            failed = Observation.failure("desktop", "InvalidAction", str(exc))
+            self.history.append(ActionEvent(kind="desktop", args={"action": action}, observation=failed))
+            return failed
+        described = parsed.model_dump()
+        if is_final(parsed):
+            done = Observation(kind="desktop")
+            self.history.append(ActionEvent(kind="desktop", args={"action": described}, observation=done))
+            return done
+        return self._step("pyautogui", {"code": parsed.pyautogui(), "action": described}, timeout)
+
+    def desktop_request(self, op: str, **fields: Any) -> dict[str, Any]:
+        """Ask the desktop's controller (windows, activate, tabs, open_url): for setup steps and checks."""
+        return self._require_desktop().request(op, **fields)
+
+    def start_program(self, command: list[str], name: str) -> Observation:
+        """Start a program as the agent, detached (an application on the screen, a server)."""
+        return self.bash(launch_command(command, name))
+
+    def _require_desktop(self) -> DesktopSession:
+        if self._desktop is None:
+            raise DesktopUnavailable("this sandbox was opened without a desktop")
+        return self._desktop
 
     def read_file(self, path: str) -> bytes:
         relative = path.removeprefix(self.workdir).lstrip("/") if path.startswith(self.workdir) else path
@@ -439,6 +532,8 @@ class KernelSandbox(SandboxBackend):
         return self._process.stderr.read().decode(errors="replace").strip()[-500:]
 
     def _kill(self) -> None:
+        if self._desktop is not None:
+            self._desktop.stop()
         process, self._process = self._process, None
         if process is None:
             return
@@ -451,8 +546,9 @@ class KernelSandbox(SandboxBackend):
                     stream.close()
         if self._cgroup is not None:
             self._cgroup.kill_all()
-        elif self._uid is not None:
-            _kill_uid(self._uid)
+        else:
+            for uid in self._uids():
+                _kill_uid(uid)
 
 
 def _observation(kind: str, reply: dict[str, Any]) -> Observation:

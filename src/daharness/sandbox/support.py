@@ -26,13 +26,13 @@ SANDBOX_HOOKS = "/daharness-hooks"  # chart capture hook and the sitecustomize t
 SANDBOX_LIBRARIES = "/daharness-lib"  # a task's private libraries, one numbered folder each
 SANDBOX_TOOLS = "/daharness-tools"  # a family's folders of commands, first on PATH (read-only)
 _BOOTSTRAP = (  # the configuration comes on a descriptor, read and closed: no command line shows it
-    "import json, os, sys\n"
+    "import importlib, json, os, sys\n"
     "sys.path.insert(0, {folder!r})\n"
-    "from daharness_kernel import server\n"
+    "entry = importlib.import_module({module!r})\n"
     "sys.path.remove({folder!r})\n"
     "with os.fdopen({fd}, encoding='utf-8') as config:\n"
     "    settings = json.load(config)\n"
-    "server.main(settings)\n"
+    "entry.main(settings)\n"
 )
 
 
@@ -60,9 +60,13 @@ def hooks_files() -> dict[str, tuple[bytes, int]]:
 
 @functools.cache
 def kernel_files() -> dict[str, tuple[bytes, int]]:
-    """The `daharness_kernel` package (its folder is not on the agent's import path)."""
-    files = folder_files(HERE / "daharness_kernel")
-    return {f"daharness_kernel/{name}": (content, 0o644) for name, (content, _) in files.items()}
+    """The packages that run inside the sandbox, not on the agent's import path: the kernel, and the
+    controller of a desktop."""
+    files: dict[str, tuple[bytes, int]] = {}
+    for package in ("daharness_kernel", "daharness_desktop"):
+        for name, (content, _) in folder_files(HERE / package).items():
+            files[f"{package}/{name}"] = (content, 0o644)
+    return files
 
 
 def _written(prefix: str, files: dict[str, tuple[bytes, int]]) -> Path:
@@ -86,10 +90,13 @@ def kernel_dir() -> Path:
     return _written("daharness-kernel-", kernel_files())
 
 
-def kernel_command(python: str, folder: str, config: dict[str, object]) -> tuple[list[str], int]:
-    """The kernel's command line, and the descriptor holding its configuration (to pass, then close)."""
+def kernel_command(
+    python: str, folder: str, config: dict[str, object], module: str = "daharness_kernel.server"
+) -> tuple[list[str], int]:
+    """Start `module`'s main(config) from the packages in `folder`, in isolated mode: the command line,
+    and the descriptor holding its configuration (to pass to the child, then close)."""
     fd = memory_fd(json.dumps(config).encode())
-    return [python, "-I", "-c", _BOOTSTRAP.format(folder=folder, fd=fd)], fd
+    return [python, "-I", "-c", _BOOTSTRAP.format(folder=folder, module=module, fd=fd)], fd
 
 
 def kernel_config(

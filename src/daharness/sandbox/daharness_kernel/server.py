@@ -1,7 +1,8 @@
 """The kernel's main loop: apply the limits, take over the standard descriptors, answer requests.
 
 Requests: {"kind": "python", "code", "timeout"} | {"kind": "bash", "command", "timeout"} |
-{"kind": "sql", "database", "query", "output", "timeout"} | {"kind": "write_file", "path", "content"}.
+{"kind": "sql", "database", "query", "output", "timeout"} | {"kind": "write_file", "path", "content"} |
+{"kind": "pyautogui", "code", "timeout"} (an action on the desktop's screen, in a namespace of its own).
 Each gets one response with stdout, stderr, error (name, value, traceback), truncated, exit_status,
 duration, the chart captures received during the step (`captures`, `captures_dropped`) and, in a
 sandbox of its own, the number of processes.
@@ -57,6 +58,7 @@ class Kernel:
             "bash": actions.run_bash,
             "sql": actions.run_sql,
             "write_file": actions.write_file,
+            "pyautogui": actions.run_pyautogui,
         }
 
     def serve(self) -> None:
