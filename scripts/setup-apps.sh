@@ -91,7 +91,9 @@ install_env() {
 
 build_templates() {  # the PostgreSQL data folder samples start from (Superset and Airflow metadata migrated)
     local target="$APPS/templates/pgdata" services="$HERE/apps/standins/appservices.py" stamp
-    stamp="$(cat "$APPS/superset/.daharness-stamp" "$APPS/airflow/.daharness-stamp" "$services" | sha256sum | cut -d' ' -f1)"
+    # rebuilt when an environment changes or appservices.py's TEMPLATE_VERSION is raised
+    stamp="$( (cat "$APPS/superset/.daharness-stamp" "$APPS/airflow/.daharness-stamp"; grep '^TEMPLATE_VERSION' "$services") \
+        | sha256sum | cut -d' ' -f1)"
     if [ -f "$target/.daharness-stamp" ] && [ "$(cat "$target/.daharness-stamp")" = "$stamp" ]; then
         say "templates: up to date in $target"
         return 0
