@@ -73,7 +73,11 @@ def copy_in(task_dir: Path, home: Path, src: str, dest: str) -> str:
 
 
 def driver(task: dict, task_dir: Path, home: Path, solution: Path | None) -> str:
-    lines = ["set +e", "ip addr add 172.17.0.1/32 dev lo 2>/dev/null", "cd /home/user"]
+    lines = [
+        "set +e",
+        "for i in $(seq 50); do ip -brief addr show lo | grep -q 172.17.0.1 && break; sleep 0.1; done",
+        "cd /home/user",
+    ]
     # the VM's servers run before any script: PostgreSQL always, MariaDB (its MySQL) for Dagster
     lines.append(f"python3 {STANDINS / 'appservices.py'} start postgres >/dev/null")
     if task.get("snapshot") == "dagster":
@@ -163,7 +167,23 @@ def main() -> None:
         "--setenv", "LANG", "C.UTF-8", "--chdir", "/home/user", "--", "bash", str(work / "driver.sh"),
     ]  # fmt: skip
     start = time.monotonic()
-    done = subprocess.run(bwrap, capture_output=True, text=True)
+    # the Docker host address of the Airflow tasks' connections, on the sample's loopback: added from
+    # outside (root joins the sandbox's network namespace), since the sandbox's user has no capability
+    info_read, info_write = os.pipe()
+    bwrap[1:1] = ["--info-fd", str(info_write)]
+    proc = subprocess.Popen(
+        bwrap, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, pass_fds=[info_write]
+    )
+    os.close(info_write)
+    with os.fdopen(info_read) as info:
+        child = json.loads(info.read() or "{}").get("child-pid")
+    if child:
+        subprocess.run(
+            ["nsenter", "-t", str(child), "-n", "ip", "addr", "add", "172.17.0.1/32", "dev", "lo"],
+            check=False,
+        )
+    stdout, stderr = proc.communicate()
+    done = subprocess.CompletedProcess(bwrap, proc.returncode, stdout, stderr)
     print(done.stdout)
     if done.stderr.strip():
         print("--- stderr\n" + done.stderr[-3000:])

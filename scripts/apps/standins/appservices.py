@@ -205,8 +205,12 @@ def start_postgres(data: Path | None = None, template: Path | None = None) -> fl
             )  # fmt: skip
         data.chmod(0o700)
         (data / "postmaster.pid").unlink(missing_ok=True)  # a template copied from a stopped server has none
+        # as the snapshot configures it: Docker's addresses (172.17.0.1, the Airflow tasks' host) log in
+        # with a password; loopback and the socket trust, as the VM's sudo -u postgres does
+        with open(data / "pg_hba.conf", "a") as hba:
+            hba.write("host all all 172.0.0.0/8 scram-sha-256\n")
     log = folder / "postgres.log"
-    options = f"-k {folder / 'socket'} -c listen_addresses=127.0.0.1 -c port={PG_PORT} -c fsync=off"
+    options = f"-k {folder / 'socket'} -c listen_addresses='*' -c port={PG_PORT} -c fsync=off"
     done = subprocess.run(
         [str(PG_BIN / "pg_ctl"), "-D", str(data), "-l", str(log), "-o", options, "-w", "-t",
          str(int(TIMEOUTS["postgres"])), "start"], capture_output=True, text=True,
