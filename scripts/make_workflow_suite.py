@@ -9,6 +9,7 @@ in a scratch home folder exactly as the sandbox runs it, so the reference scores
 `daharness validate --suite workflow` checks that the untouched state scores 0.
 
     python scripts/make_workflow_suite.py          # rewrites src/daharness/families/workflow/suite/examples
+    python scripts/make_workflow_suite.py ID...    # rewrites only these tasks
 """
 
 from __future__ import annotations
@@ -252,12 +253,19 @@ def run(command: list[str], cwd: Path, env: dict[str, str]) -> None:
 
 
 def main() -> None:
+    """Every task, or only the tasks named on the command line (the others are left as they are)."""
     specs = all_specs()
-    shutil.rmtree(SUITE / "examples", ignore_errors=True)
+    wanted = set(sys.argv[1:])
+    if unknown := wanted - {spec.id for spec in specs}:
+        raise SystemExit(f"no task {', '.join(sorted(unknown))} in this script")
+    if not wanted:
+        shutil.rmtree(SUITE / "examples", ignore_errors=True)
     for spec in specs:
+        if wanted and spec.id not in wanted:
+            continue
         print(f"building {spec.app}/{spec.id}")
         build(spec)
-    print(f"{len(specs)} tasks in {SUITE / 'examples'}")
+    print(f"{len(wanted or specs)} tasks in {SUITE / 'examples'}")
 
 
 def excel_specs() -> list[Spec]:
@@ -777,16 +785,16 @@ dbt seed && dbt run
             "dbt-longley-fix-model",
             "economy",
             "The dbt project ~/projects/economy fails to run: find and fix the error in its model, then load the seeds and run it.",
-            "1. Run `dbt seed` then `dbt run` in ~/projects/economy and read the error.\n2. In models/employment_ratio.sql the select list has a trailing comma before from: remove it.\n3. Run `dbt run` again.",
+            "1. Run `dbt seed` then `dbt run` in ~/projects/economy and read the error.\n2. In models/employment_ratio.sql the column unemployed does not exist: the seed names it unemp.\n3. Run `dbt run` again.",
             {
                 "seeds/longley.csv": longley,
-                "models/employment_ratio.sql": "{{ config(materialized='table') }}\n\nselect\n    year,\n    totemp,\n    round(100.0 * unemp / (totemp + unemp), 2) as unemployment_rate,\nfrom {{ ref('longley') }}\norder by year\n",
+                "models/employment_ratio.sql": "{{ config(materialized='table') }}\n\nselect\n    year,\n    totemp,\n    round(100.0 * unemployed / (totemp + unemp), 2) as unemployment_rate\nfrom {{ ref('longley') }}\norder by year\n",
             },
             """cd ~/projects/economy
 python - <<'PY'
 from pathlib import Path
 path = Path("models/employment_ratio.sql")
-path.write_text(path.read_text().replace("unemployment_rate,\\nfrom", "unemployment_rate\\nfrom"))
+path.write_text(path.read_text().replace("unemployed", "unemp"))
 PY
 dbt seed && dbt run
 """,
@@ -982,15 +990,15 @@ run("Desktop/notebook.ipynb", append=["top = cars.sort_values(['Weight_in_lbs', 
         ),
         jupyter_spec(
             "nb-stocks-run-all",
-            "The notebook ~/Desktop/stocks.ipynb has never been run. Run all its cells in order in a fresh kernel and save it with its outputs.",
-            "1. Open stocks.ipynb.\n2. Click Run > Restart Kernel and Run All Cells.\n3. Save the notebook.",
+            "The notebook ~/Desktop/stocks.ipynb has never been run, and one of its cells asks for a column the data does not have (its columns are symbol, date and price). Fix that cell, then run all its cells in order in a fresh kernel and save it with its outputs.",
+            "1. Open stocks.ipynb.\n2. In the last cell the column is named price, not Price: fix it.\n3. Click Run > Restart Kernel and Run All Cells.\n4. Save the notebook.",
             {
                 "stocks.ipynb": notebook(
                     [
                         ("md", "# Stock prices"),
                         ("code", load + "stocks = pd.read_csv('stocks.csv')"),
                         ("code", "print(stocks['symbol'].value_counts().sort_index().to_dict())"),
-                        ("code", "stocks.groupby('symbol')['price'].max().round(2)"),
+                        ("code", "stocks.groupby('symbol')['Price'].max().round(2)"),
                     ]
                 ),
                 "stocks.csv": frame_csv(stocks),
@@ -1006,9 +1014,9 @@ run("Desktop/notebook.ipynb", append=["top = cars.sort_values(['Weight_in_lbs', 
                 ],
                 "options": [{}, {}],
             },
-            RUN_NOTEBOOK + '\nrun("Desktop/stocks.ipynb")\n',
+            RUN_NOTEBOOK + '\nrun("Desktop/stocks.ipynb", replace={"[\'Price\']": "[\'price\']"})\n',
             {"stocks_gold.ipynb": "Desktop/stocks.ipynb"},
-            actions=3,
+            actions=4,
             interface="gui",
         ),
         jupyter_spec(

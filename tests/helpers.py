@@ -58,7 +58,11 @@ def wait_until(condition, timeout_s: float = 30.0, what: str = "condition") -> N
 
 
 def replay(
-    tmp_path: Path, tasks: list[Task], steps: dict[str, list[tuple[str, dict]]], answer: str = "done"
+    tmp_path: Path,
+    tasks: list[Task],
+    steps: dict[str, list[tuple[str, dict]]],
+    answer: str = "done",
+    concurrency: int = 1,
 ) -> Path:
     """Run hand-written trajectories (task id -> [(action kind, args), ...]) with the `replay` agent in
     the real sandbox, through the runner; returns the run directory."""
@@ -77,7 +81,7 @@ def replay(
         (source / "trajectories" / f"{task_id}.json").write_text(saved.model_dump_json())
     out = tmp_path / "run"
     agent = make_agent("replay", AgentOptions(replay_from=source))
-    run_suite(Suite("attacks", tasks), agent, out)
+    run_suite(Suite("attacks", tasks), agent, out, concurrency=concurrency)
     return out
 
 

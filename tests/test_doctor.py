@@ -83,3 +83,19 @@ def test_a_backend_that_does_not_describe_its_isolation_is_credited_with_none() 
     assert "isolation of its own, which it does not describe" in text and "rlimits" not in text
     assert describe_isolation("unsafe-local", Limits())["isolated"] is False
     assert describe_isolation("bwrap", Limits())["isolated"] is True
+
+
+def test_doctor_says_whether_samples_can_have_a_desktop_and_why_not() -> None:
+    from daharness.sandbox.desktop import desktop_problem
+
+    _, report = _doctor()
+    assert report["desktop"]["available"] is (desktop_problem() is None)
+    assert report["desktop"]["problem"] == desktop_problem()
+    assert set(report["desktop"]["programs"]) >= {"Xvfb", "openbox", "chromium", "nsenter"}
+    _, local = _doctor("--sandbox", "unsafe-local")
+    assert local["desktop"]["available"] is False
+    assert local["desktop"]["problem"] == (
+        desktop_problem() or "the unsafe-local sandbox has no desktop: use --sandbox bwrap"
+    )
+    shown = subprocess.run(cli("doctor"), capture_output=True, text=True).stdout
+    assert ("desktop: available" in shown) is (desktop_problem() is None)

@@ -148,3 +148,36 @@ def test_a_python_from_a_venv_under_tmp_runs_in_the_sandbox(tmp_path: Path) -> N
         done = subprocess.run([str(venv / "bin" / "python"), "-c", script], capture_output=True, text=True)
         assert done.returncode == 0, done.stderr
         assert done.stdout.strip() == str(venv)
+
+
+def test_an_overlay_covers_the_workspace_read_only_and_leaves_nothing_behind(
+    box: BwrapSandbox, tmp_path: Path
+) -> None:
+    from daharness.core.backend import OverlayBlocked, ReadOnlyOverlay
+
+    (tmp_path / "rc").write_text("harness\n")
+    (tmp_path / "tools").mkdir()
+    (tmp_path / "tools" / "tool.sh").write_text("echo tool\n")
+    box.bash("echo agent > rc && mkdir -p deep/er && echo kept > deep/other && ln -s /etc linked")
+    with pytest.raises(OverlayBlocked, match="linked is a link"):  # a mount there would follow it
+        box.restart_with_overlay(ReadOnlyOverlay(files={"linked/passwd": tmp_path / "rc"}))
+    overlay = ReadOnlyOverlay(
+        files={
+            "rc": tmp_path / "rc",
+            "absent": tmp_path / "rc",
+            "deep/er/x": tmp_path / "rc",
+            "tools": tmp_path / "tools",
+        },
+        env={"CHECK_VARIABLE": "set"},
+    )
+    box.restart_with_overlay(overlay)
+    seen = box.bash(
+        "cat rc absent deep/er/x tools/tool.sh; echo $CHECK_VARIABLE; echo x > rc || echo read-only"
+    )
+    assert seen.stdout.split() == ["harness", "harness", "harness", "echo", "tool", "set", "read-only"]
+    snapshot = box.snapshot(tmp_path / "collected")
+    # the agent's file is kept, and nothing the mounts needed is left in the workspace
+    assert (snapshot.root / "rc").read_text() == "agent\n"
+    assert snapshot.changed == ("deep/other", "rc")
+    left = {path.name for path in box.workspace.root.rglob("*")} - {"data.csv", "sales.duckdb", "shop.db"}
+    assert left == {"deep", "er", "linked", "other", "rc"}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import subprocess
@@ -15,7 +16,7 @@ import pytest
 from conftest import LIMITS, command_lines, followed_box
 from helpers import wait_until
 
-from daharness.core.task import Task
+from daharness.core.task import Family, Task, WorkspaceFile
 from daharness.sandbox import BwrapSandbox, LocalSandbox
 
 
@@ -218,3 +219,82 @@ def test_unsafe_local_runs_unisolated_and_says_so_on_every_run(tmp_path: Path) -
     with LocalSandbox(Task(id="u", suite="s", family="workspace", instructions=["x"]), LIMITS) as box:
         assert box.python("import os\nprint(os.getcwd())").stdout.strip() == str(box.workspace.root)
         assert box.python("print(6 * 7)").stdout == "42\n"
+
+
+PROC_READER = r"""
+import json, os
+seen = {"files": {}, "links": []}
+for pid in [name for name in os.listdir("/proc") if name.isdigit()]:
+    for name in ("cmdline", "environ", "status"):
+        try:
+            seen["files"][f"{pid}/{name}"] = open(f"/proc/{pid}/{name}", "rb").read().decode(errors="replace")
+        except OSError:
+            pass
+    try:
+        for fd in os.listdir(f"/proc/{pid}/fd"):
+            seen["links"].append(os.readlink(f"/proc/{pid}/fd/{fd}"))
+    except OSError:
+        pass
+seen["mountinfo"] = open("/proc/self/mountinfo").read()
+seen["kernel"] = open("/proc/cmdline").read()
+open("proc.json", "w").write(json.dumps(seen))
+"""
+
+
+def test_no_host_path_is_readable_in_proc(tmp_path: Path) -> None:
+    """/proc shows the sandbox's processes: their command lines, environments and descriptors, and the
+    sources of the mounts, name no host folder of daharness (scratch, masked paths, install, a private
+    library, the kernel and hooks); the one mount from a host folder is the workspace itself."""
+    import daharness
+    from daharness.sandbox.bwrap import mounted_roots
+    from daharness.sandbox.scratch import process_scratch
+    from daharness.suites import load_suite
+
+    interactive = next(task for task in load_suite("interactive").tasks if task.libraries)
+    library = interactive.libraries[0]
+    (tmp_path / "data.csv").write_text("a\n1\n")
+    task = Task(
+        id="proc", suite="security", family=Family.workspace, instructions=["look"],
+        files=[WorkspaceFile(path="data.csv", source=tmp_path / "data.csv")], libraries=[library],
+    )  # fmt: skip
+    with BwrapSandbox(task, LIMITS) as box:
+        found = box.python(PROC_READER)
+        assert found.ok, found.error
+        seen = json.loads(box.read_file("proc.json"))
+        workspace = str(box.workspace.root)
+        copied = box.python("print(open('/daharness-lib/0/decision_kit/__init__.py').read()[:2000], end='')")
+        assert copied.stdout == (library.source / "decision_kit" / "__init__.py").read_text()[:2000]
+    sources = {}
+    for line in seen["mountinfo"].splitlines():
+        fields = line.split()
+        sources[fields[4]] = fields[3]  # mount point -> the mounted folder's path on its filesystem
+    roots = [f"{root}/" for root in mounted_roots()]
+    hidden = [point for point in sources if point.startswith(tuple(roots))]  # masks over installed data
+    assert any(point.endswith("sklearn/datasets/data") for point in hidden)
+    package = str(Path(daharness.__file__).resolve().parent)
+    secret = [str(process_scratch()), workspace, package, str(library.source), *hidden]
+    assert len(seen["files"]) >= 4 and any("python" in text for text in seen["files"].values())
+    for where, text in [*seen["files"].items(), *(("fd", link) for link in seen["links"])]:
+        assert not [path for path in secret if path in text], (where, text[:300])
+    assert not [link for link in seen["links"] if "memfd" in link]  # bwrap's options were closed
+    command_lines = [text for where, text in seen["files"].items() if where.endswith("cmdline")]
+    assert not [text for text in command_lines if '"uid"' in text or "--bind" in text]  # nor its settings
+    assert seen["kernel"] == ""  # the host kernel's boot arguments
+    assert sources.pop("/workspace") == workspace.removeprefix(_filesystem_root(workspace))
+    for point, source in sources.items():
+        assert not [path for path in [str(process_scratch()), package, str(library.source)] if path in source]
+        # a whole filesystem, the same path as outside (system, Python), a node of /dev or /proc, or a
+        # file bwrap copied in from memory
+        internal = source in ("/", "/newroot", point) or point.endswith(source)
+        assert internal or source.startswith(("/bindfile", "/usr/")), (point, source)
+    assert {"/daharness-kernel", "/daharness-hooks", "/daharness-lib/0"} <= set(sources)
+
+
+def _filesystem_root(path: str) -> str:
+    """The mount point of the host filesystem holding `path` (mountinfo gives paths relative to it)."""
+    best = "/"
+    for line in Path("/proc/self/mountinfo").read_text().splitlines():
+        point = line.split()[4]
+        if (path == point or path.startswith(point.rstrip("/") + "/")) and len(point) > len(best):
+            best = point
+    return "" if best == "/" else best

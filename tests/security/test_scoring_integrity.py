@@ -174,7 +174,7 @@ def test_install_metadata_naming_gold_files_is_not_readable(workspace: dict[str,
 def test_every_installed_copy_of_daharness_is_hidden_whole(tmp_path: Path) -> None:
     """A regular install in any mounted site-packages (not only the one running) holds suites, labels
     and reference solutions: all of it is masked, Python files included, and so are bundled data."""
-    from daharness.sandbox.hidden import mask_arguments
+    from daharness.sandbox.hidden import masks
 
     site = tmp_path / "python" / "lib" / "python3.11" / "site-packages"
     for name in ("daharness/suites/s/tasks/t/gold/answer.csv", "daharness/suites/s/tasks/t/solution.py",
@@ -182,13 +182,13 @@ def test_every_installed_copy_of_daharness_is_hidden_whole(tmp_path: Path) -> No
                  "sklearn/datasets/data/wine_data.csv", "sklearn/datasets/data/__init__.py"):  # fmt: skip
         (site / name).parent.mkdir(parents=True, exist_ok=True)
         (site / name).write_text("x")
-    arguments = mask_arguments([], [tmp_path / "python"])
-    masked = {arguments[i + 1] if arguments[i] == "--tmpfs" else arguments[i + 2] for i in range(len(arguments))
-              if arguments[i] in ("--tmpfs", "--ro-bind")}  # fmt: skip
+    (site / "__editable__.daharness-0.1.0.pth").write_text("/home/someone/daharness/src")
+    masked = {(str(mask.path), mask.folder) for mask in masks([], [tmp_path / "python"])}
     assert masked == {
-        str(site / "daharness"),
-        str(site / "daharness-0.1.0.dist-info"),
-        str(site / "sklearn/datasets/data"),
+        (str(site / "daharness"), True),
+        (str(site / "daharness-0.1.0.dist-info"), True),
+        (str(site / "sklearn/datasets/data"), True),
+        (str(site / "__editable__.daharness-0.1.0.pth"), False),  # it names the source folder
     }
 
 
@@ -387,14 +387,27 @@ def test_a_database_with_shouted_names_and_rounded_means_scores_zero(
         assert record.score is not None and record.score.value == 0.0, (name, record.score)
 
 
-def test_a_sandbox_gives_the_capture_of_exactly_the_saved_bytes(workspace: dict[str, Task]) -> None:
-    """What the interactive family reads for a plot: a written `<file>.json` never counts."""
+def test_a_sandbox_gives_the_capture_of_exactly_the_saved_bytes(
+    workspace: dict[str, Task], tmp_path: Path
+) -> None:
+    """What the interactive family keeps for a plot: the image copied out within a cap, and the capture
+    received for exactly its bytes; a written `<file>.json` never counts."""
+    from daharness.core.backend import FileTooLarge
+
     with BwrapSandbox(workspace["dw-clean-barley"]) as box:
         box.python("import matplotlib.pyplot as plt\nplt.plot([1, 2, 3])\nplt.savefig('p.png')")
-        capture = box.chart_capture("p.png")
-        assert capture is not None and capture["axes"][0]["series"][0]["y"] == [1.0, 2.0, 3.0]
+        digest = box.copy_file_out("p.png", tmp_path / "p.png", 1 << 20)
+        found = box.chart_capture_file(digest)
+        assert found is not None
+        capture = json.loads(found.read_text())
+        assert capture["axes"][0]["series"][0]["y"] == [1.0, 2.0, 3.0]
         forged = json.dumps({**capture, "axes": []})
         box.python(
             f"open('q.png', 'wb').write(open('p.png', 'rb').read() + b'x')\nopen('q.png.json', 'w').write({forged!r})"
         )
-        assert box.chart_capture("q.png") is None and box.chart_capture("missing.png") is None
+        assert box.chart_capture_file(box.copy_file_out("q.png", tmp_path / "q.png", 1 << 20)) is None
+        with pytest.raises(FileNotFoundError):
+            box.copy_file_out("missing.png", tmp_path / "missing.png", 1 << 20)
+        with pytest.raises(FileTooLarge):
+            box.copy_file_out("p.png", tmp_path / "small.png", 1000)
+        assert not (tmp_path / "small.png").exists()

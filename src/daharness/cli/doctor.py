@@ -1,4 +1,5 @@
-"""`daharness doctor`: which isolation and limits this machine gives agent code."""
+"""`daharness doctor`: which isolation and limits this machine gives agent code, and whether samples can
+have a desktop."""
 
 from __future__ import annotations
 
@@ -18,13 +19,14 @@ def doctor(
     json_output: Annotated[bool, typer.Option("--json", help="Print the findings as JSON.")] = False,
     debug: DebugOption = False,
 ) -> None:
-    """Say which isolation and limits this machine gives agent code (exit 1 if the sandbox cannot run)."""
+    """Say which isolation and limits this machine gives agent code, and whether samples can have a
+    desktop (exit 1 if the sandbox cannot run)."""
     import json
 
     from daharness.core.limits import Limits
     from daharness.core.registry import backends
     from daharness.report.terminal import print_isolation
-    from daharness.sandbox import cgroups, describe_isolation
+    from daharness.sandbox import cgroups, describe_desktop, describe_isolation
     from daharness.sandbox.scratch import reap_stale
 
     if sandbox not in backends:
@@ -32,6 +34,7 @@ def doctor(
     reaped = reap_stale()
     cgroups.remove_stale()
     report = describe_isolation(sandbox, Limits())
+    report["desktop"] = describe_desktop(sandbox)
     report["stale_folders_removed"] = [str(path) for path in reaped]
     if json_output:
         sys.stdout.write(json.dumps(report, indent=2) + "\n")

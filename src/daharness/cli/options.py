@@ -36,6 +36,14 @@ SuiteOption = Annotated[
     typer.Option("--suite", "-s", help="Built-in suite name, or FORMAT:PATH (dabench:QUESTIONS.jsonl, ...)."),
 ]
 JsonOption = Annotated[Path | None, typer.Option("--json", help="Write the figures as JSON.")]
+ScoringSandboxOption = Annotated[
+    str,
+    typer.Option(
+        "--sandbox",
+        help="Where the agents' files are read while scoring: 'bwrap' (a confined worker, default) or "
+        "'unsafe-local' (unconfined, for files you trust).",
+    ),
+]
 
 
 class CacheMode(StrEnum):
@@ -56,3 +64,16 @@ def default_cache_path() -> Path:
 def print_warnings(warnings: list[str]) -> None:
     for warning in warnings:
         err.print(f"[yellow]warning[/]: {escape(warning)}")
+
+
+def scoring_confined(sandbox: str) -> bool:
+    """Whether `--sandbox` confines the scoring of agents' files (refused when bwrap cannot work)."""
+    from daharness.core.errors import UserError
+    from daharness.sandbox import UNSAFE_BACKEND, check_backend
+
+    if sandbox not in ("bwrap", UNSAFE_BACKEND):
+        raise UserError(f"--sandbox: choose 'bwrap' or '{UNSAFE_BACKEND}', not {sandbox!r}")
+    check_backend(sandbox)
+    if sandbox == UNSAFE_BACKEND:
+        err.print("[bold red]warning: --sandbox unsafe-local reads the agents' files unconfined[/]")
+    return sandbox == "bwrap"

@@ -9,7 +9,7 @@ import typer
 
 from daharness.cli.app import app
 from daharness.cli.families import FamilyChoices, takes_family_options
-from daharness.cli.options import DebugOption, out
+from daharness.cli.options import DebugOption, ScoringSandboxOption, out, scoring_confined
 
 
 @app.command()
@@ -18,6 +18,7 @@ def rescore(
     run_dir: Annotated[Path, typer.Argument(help="A finished run directory.")],
     out_dir: Annotated[Path, typer.Option("--out", "-o", help="The new run directory.")],
     families: FamilyChoices | None = None,
+    sandbox: ScoringSandboxOption = "bwrap",
     debug: DebugOption = False,
 ) -> None:
     """Score a finished run again from its saved answers and artifacts, into a new run directory."""
@@ -26,6 +27,7 @@ def rescore(
     from daharness.runs.rescore import rescore_run
 
     assert families is not None
-    run = rescore_run(run_dir, out_dir, families.scoring(used=None))
+    confined = scoring_confined(sandbox)
+    run = rescore_run(run_dir, out_dir, families.scoring(used=None), confined=confined)
     print_report(out, write_report(run))
     out.print(f"run directory: {out_dir} (report.html, report.json)")

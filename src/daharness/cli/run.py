@@ -212,12 +212,14 @@ def run(
 
 def _check_where_it_runs(sandbox: str, backend: str) -> None:
     from daharness.runs.executors import executor_names
-    from daharness.sandbox import UNSAFE_WARNING, check_backend
+    from daharness.sandbox import UNSAFE_BACKEND, UNSAFE_WARNING, check_backend
 
     check_backend(sandbox)
+    if sandbox != UNSAFE_BACKEND:  # agents' files are scored in a bwrap worker, whatever runs the agent
+        check_backend("bwrap")
     if backend not in executor_names():
         raise UserError(f"--backend: unknown executor {backend!r}; known: {', '.join(executor_names())}")
-    if sandbox == "unsafe-local":
+    if sandbox == UNSAFE_BACKEND:
         err.print(f"[bold red]{UNSAFE_WARNING}[/]")
 
 

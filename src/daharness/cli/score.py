@@ -10,7 +10,14 @@ import typer
 
 from daharness.cli.app import app
 from daharness.cli.families import FamilyChoices, takes_family_options
-from daharness.cli.options import DebugOption, JsonOption, out, print_warnings
+from daharness.cli.options import (
+    DebugOption,
+    JsonOption,
+    ScoringSandboxOption,
+    out,
+    print_warnings,
+    scoring_confined,
+)
 from daharness.core.errors import UserError
 
 CLOSED_FORM, WORKSPACE = "closed_form", "workspace"  # the mode groups of the two families
@@ -37,6 +44,7 @@ def score(
     outputs: Annotated[
         Path | None, typer.Option(help="DA-Agent output folder (<id>/dabench/result.json).")
     ] = None,
+    sandbox: ScoringSandboxOption = "bwrap",
     debug: DebugOption = False,
 ) -> None:
     """Rescore existing outputs: closed-form responses (InfiAgent-DABench layout), or DA-Agent output folders."""
@@ -50,7 +58,13 @@ def score(
             raise UserError("--dacode-eval needs --dacode-tasks, --gold and --outputs too")
         mode = families.modes[WORKSPACE]
         figures, warnings = rescore_dacode(
-            dacode_tasks, dacode_eval, gold_dir=gold, outputs_dir=outputs, source_dir=None, mode=mode
+            dacode_tasks,
+            dacode_eval,
+            gold_dir=gold,
+            outputs_dir=outputs,
+            source_dir=None,
+            mode=mode,
+            confined=scoring_confined(sandbox),
         )
         print_warnings(warnings)
         print_rescored_outputs(out, figures, f"DA-Code outputs · {mode}")

@@ -32,7 +32,8 @@ def validate(
     debug: DebugOption = False,
 ) -> None:
     """Check every task: its reference solution scores 1 and damaged outputs score below (exit 1 if not);
-    workflow tasks: the untouched state scores 0 and a single gold file scores 1."""
+    workflow tasks: the untouched state scores 0, their tools alone on the setup's files below 1, and a single
+    gold file 1."""
     from daharness.core.registry import task_mode_groups
     from daharness.runs.pipeline import family_hooks
     from daharness.runs.runner import select_tasks
@@ -77,8 +78,8 @@ def _by_damage(suite: str, tasks: list[Any], scoring: Any, concurrency: int) -> 
 
 
 def _by_states(loaded: Any, tasks: list[Any], scoring: Any, concurrency: int, json_path: Path | None) -> bool:
-    """Tasks checked by their states, each family its own way (workflow: untouched 0, gold 1). True when
-    all pass."""
+    """Tasks checked by their states, each family its own way (workflow: untouched 0, setup only below 1,
+    gold 1). True when all pass."""
     from daharness.report.build import write_json
     from daharness.runs.pipeline import family_hooks
 

@@ -9,7 +9,14 @@ from daharness.core.observation import ErrorInfo, Observation
 from daharness.core.record import SampleRecord
 from daharness.core.runlog import FORMAT_VERSION, RunSpec, ScoringSettings, TrajectoryFile
 from daharness.core.score import Check, Score, combine
-from daharness.core.scoring import GoldMissing, ModeGroup, NoOptions, ScorerOptions, ScoringContext
+from daharness.core.scoring import (
+    GoldMissing,
+    GoldProblem,
+    ModeGroup,
+    NoOptions,
+    ScorerOptions,
+    ScoringContext,
+)
 from daharness.core.submission import ActionEvent, Event, ModelCall, Note, Submission, UserTurn
 from daharness.core.suite import Suite
 from daharness.core.task import Conjunction, Family, Task
@@ -25,6 +32,7 @@ __all__ = [
     "Family",
     "FamilyBase",
     "GoldMissing",
+    "GoldProblem",
     "InfrastructureError",
     "Limits",
     "ModeGroup",

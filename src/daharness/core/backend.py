@@ -8,6 +8,7 @@ symlink-free copy and never a live workspace.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from abc import ABC, abstractmethod
 from dataclasses import asdict, dataclass, field
@@ -30,6 +31,16 @@ class SkippedEntry:
 
 
 CAPTURE_INDEX = "index.jsonl"
+
+
+class FileTooLarge(OSError):
+    """A file larger than what the harness reads of it."""
+
+    def __init__(self, name: str, size: int, limit: int) -> None:
+        super().__init__(
+            f"{name} takes {size / 2**20:,.1f} MB, more than the {limit / 2**20:,.0f} MB read of it"
+        )
+        self.size, self.limit = size, limit
 
 
 @dataclass(frozen=True)
@@ -62,6 +73,22 @@ class Snapshot:
         while clean.startswith("./"):
             clean = clean[2:]
         return self.root / clean if clean in self.files else None
+
+
+@dataclass(frozen=True)
+class ReadOnlyOverlay:
+    """What the harness's own steps after the agent (a workflow task's checks) run with, in the agent's
+    sandbox: host files and folders put read-only over paths of the workspace (relative paths, e.g.
+    `.bashrc`), whatever the agent left there, and environment variables. The agent's files stay in the
+    workspace, hidden from those steps."""
+
+    files: dict[str, Path] = field(default_factory=dict)
+    env: dict[str, str] = field(default_factory=dict)
+
+
+class OverlayBlocked(Exception):
+    """A path of the overlay holds what nothing can be put over (a link, a FIFO, a file where a folder
+    goes): the message names it."""
 
 
 class SandboxBackend(ABC):
@@ -133,10 +160,26 @@ class SandboxBackend(ABC):
         sandbox's processes first (nothing may change the files while they are copied): a later step
         starts a fresh kernel."""
 
-    def chart_capture(self, path: str) -> dict[str, object] | None:
-        """The chart capture the harness received for the image now at `path` in the workspace (the
-        latest capture of exactly its bytes), or None. Backends without a capture channel have none."""
+    def copy_file_out(self, path: str, target: Path, max_bytes: int) -> str:
+        """Copy a regular workspace file to `target` on the host, unread, and return the SHA-256 of its
+        bytes; FileNotFoundError without such a file, FileTooLarge (nothing copied) over `max_bytes`.
+        This default reads the file whole first: backends should copy it in chunks."""
+        data = self.read_file(path)
+        if len(data) > max_bytes:
+            raise FileTooLarge(path, len(data), max_bytes)
+        target.write_bytes(data)
+        return hashlib.sha256(data).hexdigest()
+
+    def chart_capture_file(self, sha256: str) -> Path | None:
+        """The harness's file of the latest chart capture it received for a save of exactly these bytes
+        (their SHA-256), or None. Backends without a capture channel have none."""
         return None
+
+    def restart_with_overlay(self, overlay: ReadOnlyOverlay) -> None:
+        """Stop every process of the sandbox and start it again with `overlay` for the rest of its life.
+        Raises OverlayBlocked, before anything starts, when a path of the overlay cannot be covered. A
+        backend that cannot cover paths must not pretend to: the default refuses."""
+        raise NotImplementedError(f"the {self.name} sandbox cannot put the harness's files over the agent's")
 
     @abstractmethod
     def interrupt(self) -> None:

@@ -7,6 +7,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from pydantic import BaseModel
+from pydantic_core import PydanticSerializationError
+
 from daharness.core.errors import UserError, located
 
 
@@ -80,3 +83,29 @@ def text_line_of(path: Path, offset: int) -> int | None:
             return handle.read(offset).count(b"\n") + 1
     except OSError:
         return None
+
+
+def json_text(model: BaseModel, indent: int | None = None) -> str:
+    """A model as JSON, whatever text it holds: strings that are not valid Unicode (lone surrogates, from
+    file names that are not UTF-8 or a model's reply) are written with the odd code points escaped as
+    text (`\\udcff`), so that the file stays readable by every JSON reader, this one included."""
+    try:
+        return model.model_dump_json(indent=indent)
+    except (UnicodeError, PydanticSerializationError):
+        data = _clean_text(model.model_dump(mode="python"))
+        separators = (",", ":") if indent is None else None
+        return json.dumps(data, indent=indent, separators=separators, ensure_ascii=False, default=str)
+
+
+def _clean_text(value: Any) -> Any:
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+            return value
+        except UnicodeEncodeError:
+            return value.encode("utf-8", "backslashreplace").decode("utf-8")
+    if isinstance(value, dict):
+        return {_clean_text(key): _clean_text(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_clean_text(item) for item in value]
+    return value

@@ -13,6 +13,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict
 
 from daharness.core.backend import Snapshot
+from daharness.core.errors import InfrastructureError
 from daharness.core.submission import Submission
 from daharness.core.task import Task
 
@@ -41,8 +42,25 @@ class ModeGroup:
             raise ValueError(f"mode group {self.name}: default {self.default!r} is not a choice")
 
 
-class GoldMissing(FileNotFoundError):
+class GoldProblem(Exception):
+    """The gold side cannot be scored against (a gold file missing or unreadable, a reference that left
+    no result): the benchmark's fault, never the agent's. The one exception a scorer raises that makes
+    the sample an infrastructure error (see `blames_the_agent`)."""
+
+
+class GoldMissing(GoldProblem, FileNotFoundError):
     """A task names a gold file that its suite does not have (the benchmark's fault, not the agent's)."""
+
+
+def blames_the_agent(error: BaseException) -> bool:
+    """The rule for an exception raised while a scorer ran (docs/scoring-integrity.md, "Who is to
+    blame"): the agent's, so a wrong answer scored 0 with the reason, unless it says that the gold side
+    or the harness failed (`GoldProblem`, `InfrastructureError`) or it is not an error at all
+    (KeyboardInterrupt, SystemExit). A scorer only runs on what the agent produced, and any of its
+    files or answers can make any parser raise (RecursionError on deep nesting, MemoryError, a
+    UnicodeError, a TypeError on a list where an object was expected): were such exceptions
+    infrastructure errors, a hostile answer would leave the mean instead of counting as wrong."""
+    return isinstance(error, Exception) and not isinstance(error, GoldProblem | InfrastructureError)
 
 
 @dataclass(frozen=True)

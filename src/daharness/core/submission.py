@@ -13,6 +13,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, Field, TypeAdapter
 
 from daharness.core.observation import Observation
+from daharness.core.record import Suspicion
 
 
 class ModelCall(BaseModel):
@@ -81,6 +82,9 @@ class Submission:
     # what the harness gathered after the agent ended (never the agent): a check script's output,
     # results of executing the agent's and the reference code... Scorers read it.
     evidence: dict[str, Any] = field(default_factory=dict)
+    # what the harness saw the agent's code do while gathering that evidence that an honest solution has no
+    # reason to do (tampering with a record, or a file where a workflow check's environment comes from); the sample's record lists them with its suspicious actions
+    suspicions: list[Suspicion] = field(default_factory=list)
 
     @property
     def answer(self) -> str | None:

@@ -153,6 +153,10 @@ class Task(_Model):
         pattern=r"^/[A-Za-z0-9._/-]*$",
         description="Where the workspace is inside an isolated sandbox (e.g. /home/user for Spider2-V tasks).",
     )
+    desktop: bool = Field(
+        default=False,
+        description="The task needs a screen: its sandbox gets a desktop (display, window manager, browser).",
+    )
     warnings: list[str] = Field(
         default_factory=list, description="Defects the loader found in the official data (task still runs)."
     )

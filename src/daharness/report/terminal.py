@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from rich.console import Console
@@ -156,5 +157,22 @@ def print_isolation(console: Console, report: dict[str, Any]) -> None:
         else:
             table.add_row(name, "the sample", "the host", escape(str(entry)))
     console.print(table)
+    _print_desktop(console, report.get("desktop"))
     for path in report.get("stale_folders_removed", []):
         console.print(f"removed the folder of a dead run: {escape(path)}")
+
+
+def _print_desktop(console: Console, desktop: dict[str, Any] | None) -> None:
+    """`daharness doctor`'s line on the desktop: available or why not, and the applications it lacks."""
+    if desktop is None:
+        return
+    if not desktop["available"]:
+        console.print(f"desktop: [yellow]not available[/]: {escape(desktop['problem'])}")
+        return
+    programs = ", ".join(Path(path).name for path in desktop["programs"].values() if path)
+    console.print(f"desktop: [green]available[/] ({escape(programs)})")
+    missing = [name for name, path in desktop["applications"].items() if not path]
+    if missing:
+        console.print(
+            f"  applications missing: {escape(', '.join(missing))}; install with {escape(desktop['install'])}"
+        )

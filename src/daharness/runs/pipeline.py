@@ -41,6 +41,7 @@ from daharness.models import ModelFatalError
 from daharness.runs.bounded_scoring import score_within_limits
 from daharness.runs.integrity import skipped_files, suspicious_actions
 from daharness.sandbox import SandboxError, open_sandbox
+from daharness.sandbox.local import UNSAFE_BACKEND
 from daharness.sandbox.scratch import process_scratch
 from daharness.sandbox.workspace import display_name, remove_tree
 
@@ -49,6 +50,13 @@ from daharness.sandbox.workspace import display_name, remove_tree
 class SandboxSettings:
     backend: str = "bwrap"
     limits: Limits = field(default_factory=Limits)
+    desktop: bool = False  # every sample gets a desktop (a task that needs one gets it anyway)
+
+    @property
+    def confines_scoring(self) -> bool:
+        """Whether the scoring of agent files runs confined in bubblewrap: always, but under the
+        unsafe-local backend, which says agent code runs unconfined (and so does its scoring)."""
+        return self.backend != UNSAFE_BACKEND
 
 
 @dataclass
@@ -85,7 +93,7 @@ def record_fields(task: Task, agent_name: str, attempt: int) -> dict[str, Any]:
 @contextmanager
 def started(task: Task, sandbox: SandboxSettings) -> Iterator[SandboxBackend]:
     """A started sandbox holding the task's untouched files; closed (and removed) on exit."""
-    box = open_sandbox(sandbox.backend, task, sandbox.limits)
+    box = open_sandbox(sandbox.backend, task, sandbox.limits, desktop=sandbox.desktop)
     try:
         box.start()
         yield box
@@ -162,11 +170,19 @@ def run_sample(
     usage: dict[str, Any] = {}
     try:
         submission, snapshot = solve_and_collect(task, agent, sandbox, usage)
-        score = score_within_limits(task, submission, snapshot, scoring, sandbox.limits)
+        score = score_within_limits(
+            task, submission, snapshot, scoring, sandbox.limits, confined=sandbox.confines_scoring
+        )
         record = scored_record(common, submission, score, snapshot, time.perf_counter() - clock)
         record.extra.update(sandbox_extra(usage, snapshot))
         record.skipped_files = skipped_files(snapshot)
-        record.suspicious = suspicious_actions(submission.trajectory, snapshot, task.workdir)
+        record.suspicious = suspicious_actions(
+            submission.trajectory,
+            snapshot,
+            task.workdir,
+            answer=submission.answer,
+            reported=submission.suspicions,
+        )
         trajectory = trajectory_of(task, agent.name, attempt, submission)
         return SampleResult(record, trajectory, submission, snapshot)
     except ModelFatalError:

@@ -10,13 +10,14 @@ from pathlib import Path
 
 from daharness.core.errors import UserError
 from daharness.core.family import FamilyBase
+from daharness.core.limits import Limits
 from daharness.core.runlog import ScoringSettings
 from daharness.core.submission import Submission
 from daharness.core.task import Task
+from daharness.runs.bounded_scoring import score_within_limits
 from daharness.runs.pipeline import family_hooks
 from daharness.runs.rundir import RunDir
 from daharness.sandbox.workspace import folder_snapshot
-from daharness.scoring import score_submission
 from daharness.suites import load_suite
 
 
@@ -27,11 +28,12 @@ def _checked_in_the_sandbox(task: Task) -> bool:
     return type(family_hooks(task)).finish is not FamilyBase.finish
 
 
-def rescore_run(source: Path, out: Path, scoring: ScoringSettings) -> RunDir:
+def rescore_run(source: Path, out: Path, scoring: ScoringSettings, *, confined: bool = True) -> RunDir:
     """Score a finished run again from its saved answers and artifacts into a new run directory.
 
     Each scored sample's workspace is rebuilt from the task's files with the saved artifacts on top;
-    samples that ended in an error have nothing to score and are copied as they are."""
+    samples that ended in an error have nothing to score and are copied as they are. The artifacts
+    are scored as a run scores them: in the confined scoring worker (`confined=False`: unconfined)."""
     if out.resolve() == source.resolve():  # its records would be appended to the run being read
         raise UserError(f"--out {out}: the new run directory must not be the run being rescored")
     old = RunDir.open_for_reading(source)
@@ -79,7 +81,7 @@ def rescore_run(source: Path, out: Path, scoring: ScoringSettings) -> RunDir:
             snapshot = folder_snapshot(
                 files, tuple(record.artifacts), captures if captures.is_dir() else None
             )
-            score = score_submission(task, submission, snapshot, scoring)
+            score = score_within_limits(task, submission, snapshot, scoring, Limits(), confined=confined)
         run.write_trajectory(trajectory)
         run.append(record.model_copy(update={"score": score}))
     return run

@@ -7,20 +7,17 @@ The files' schemas are in `daharness.core.runlog` and `daharness.core.record`.
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
-from pydantic import BaseModel, ValidationError
-from pydantic_core import PydanticSerializationError
+from pydantic import ValidationError
 
 from daharness.core.backend import Snapshot
 from daharness.core.errors import UserError, first_problem, located
-from daharness.core.jsonl import read_json, read_text
+from daharness.core.jsonl import json_text, read_json, read_text
 from daharness.core.record import SampleRecord
 from daharness.core.runlog import RunSpec, TrajectoryFile, file_safe
 from daharness.sandbox.workspace import copy_file, display_name
@@ -202,32 +199,6 @@ class ArtifactsSaved:
     bytes: int = 0
     left_out: list[str] = field(default_factory=list)  # over the caps
     failed: list[str] = field(default_factory=list)  # could not be written (a path too long, say)
-
-
-def json_text(model: BaseModel, indent: int | None = None) -> str:
-    """A model as JSON, whatever text it holds: strings that are not valid Unicode (lone surrogates, from
-    file names that are not UTF-8 or a model's reply) are written with the odd code points escaped as
-    text (`\\udcff`), so that the file stays readable by every JSON reader, this one included."""
-    try:
-        return model.model_dump_json(indent=indent)
-    except (UnicodeError, PydanticSerializationError):
-        data = _clean_text(model.model_dump(mode="python"))
-        separators = (",", ":") if indent is None else None
-        return json.dumps(data, indent=indent, separators=separators, ensure_ascii=False, default=str)
-
-
-def _clean_text(value: Any) -> Any:
-    if isinstance(value, str):
-        try:
-            value.encode("utf-8")
-            return value
-        except UnicodeEncodeError:
-            return value.encode("utf-8", "backslashreplace").decode("utf-8")
-    if isinstance(value, dict):
-        return {_clean_text(key): _clean_text(item) for key, item in value.items()}
-    if isinstance(value, list | tuple):
-        return [_clean_text(item) for item in value]
-    return value
 
 
 def trajectory_path(run_root: Path, sample_id: str) -> Path:

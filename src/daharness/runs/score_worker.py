@@ -1,11 +1,20 @@
-"""Scoring worker processes: where host-side scorers read agent files under a memory and CPU cap.
+"""Scoring worker processes: where scorers read what an agent left, confined like a sandbox and under a
+memory and CPU cap.
 
-A worker is a fresh interpreter (`python -m daharness.runs.score_worker`) that imports the scorers
-once, then, for each job, forks a child that sets its rlimits, scores and sends the score back; a
-runaway child takes nothing but itself down, and the worker stays clean for the next job. The harness
-keeps a small pool of idle workers (one per job in flight at most) and kills a worker whose job
-outlives its wall-time limit. Jobs and results travel as length-prefixed pickles on the worker's
-stdin and stdout; a worker exits when its stdin closes (the harness exited, or was killed).
+A worker is a fresh interpreter (`python -m daharness.runs.score_worker`). Unless scoring is unconfined
+(`--sandbox unsafe-local`), it runs in bubblewrap (`sandbox.bwrap.confined_command`): no network, the
+system and Python read-only, a private /tmp, and of the host nothing but daharness's code, the folders
+of plugins' scorers and one folder of inputs, into which the harness links each job's files
+(`scoring_inputs.py`); when daharness runs as root, the worker becomes a sandbox user id of its own.
+It imports the scorers once, then, for each job, forks a child that sets its rlimits, scores and writes
+the score back; a runaway child takes nothing but itself down, and the worker stays clean for the next
+job. The harness keeps a small pool of idle workers (one per job in flight at most) and kills a worker
+whose job outlives its wall-time limit.
+
+Jobs travel to the worker as length-prefixed pickles (the harness's own objects: the worker trusts its
+harness); outcomes come back as length-prefixed JSON of at most MAX_REPLY_BYTES, so that nothing a
+scorer produced from agent data is ever unpickled, or read without a bound, by the harness. A worker
+exits when its stdin closes (the harness exited, or was killed).
 """
 
 from __future__ import annotations
@@ -13,6 +22,7 @@ from __future__ import annotations
 import atexit
 import contextlib
 import importlib
+import json
 import os
 import pickle
 import resource
@@ -21,20 +31,38 @@ import signal
 import struct
 import subprocess
 import sys
+import tempfile
 import threading
 import time
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 from typing import IO, Any
+
+from daharness.core.limits import Limits
+from daharness.sandbox.workspace import remove_tree
 
 _HEADER = struct.Struct("!Q")
 _START_TIMEOUT_S = 120.0  # a worker's imports, on a busy machine
-# ("ok", Score) | ("memory", "") | ("error", text) | ("died", exit code) | ("time", "") | ("worker", code)
+MAX_REPLY_BYTES = (8 << 20) + (1 << 16)  # a score's JSON (scoring.apply.MAX_SCORE_BYTES) and its frame
+_FILE_BYTES = 64 << 20  # largest file a scoring child may write (in its private /tmp)
+_PROCESSES = 256  # processes and threads of a worker's own user id
+_own_user = False  # the worker runs as a sandbox user id of its own (daharness runs as root)
+# [kind, payload]: ["ok", score] | ["memory", ""] | ["time", ""] | ["died", exit code]
+# | ["unsendable", why] | ["harness", why] | ["worker", why]
 Outcome = tuple[str, Any]
 
 
 # ---- the worker (runs in its own interpreter) ------------------------------------------------------
 
 
-def _serve() -> None:
+def _serve(uid: int | None) -> None:
+    global _own_user
+    if uid is not None:  # root: become the worker's own unprivileged id before reading anything
+        os.setgroups([])
+        os.setgid(uid)
+        os.setuid(uid)
+        _own_user = True
     from daharness.core.registry import discover
 
     # every family's scorers (and pandas with them) and plugins' entry points, once here rather than in
@@ -42,14 +70,14 @@ def _serve() -> None:
     discover()
 
     jobs, results = sys.stdin.buffer, sys.stdout.buffer
-    _send(results, "ready")  # the imports are done: a job's time starts counting now
+    _send(results, json.dumps(["ready", ""]).encode())  # the imports are done: a job's time starts now
     while (job := _receive(jobs)) is not None:
         _send(results, _run_job(*job))
 
 
 def _run_job(
-    paths: list[str], modules: list[str], arguments: tuple[Any, ...], memory: int, cpu: int
-) -> Outcome:
+    paths: list[str], call: str, modules: list[str], arguments: tuple[Any, ...], memory: int, cpu: int
+) -> bytes:
     for path in paths:
         if path not in sys.path:
             sys.path.append(path)
@@ -57,38 +85,44 @@ def _run_job(
     pid = os.fork()
     if pid == 0:  # the child: limits, score, answer, exit
         os.close(reader)
-        outcome = _score_limited(modules, arguments, memory, cpu)
         with os.fdopen(writer, "wb") as out:
-            try:
-                pickle.dump(outcome, out)
-            except Exception as exc:  # e.g. MemoryError while pickling a huge score
-                pickle.dump(("error", f"the score could not be sent back: {type(exc).__name__}"), out)
+            out.write(_score_limited(call, modules, arguments, memory, cpu))
         os._exit(0)
     os.close(writer)
     with os.fdopen(reader, "rb") as answer:
-        data = answer.read()
+        data = answer.read(MAX_REPLY_BYTES + 1)
+        if len(data) > MAX_REPLY_BYTES:  # it would block writing the rest: stop it
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
     _, status = os.waitpid(pid, 0)
-    if data:
-        with contextlib.suppress(Exception):
-            return pickle.loads(data)
-    return ("died", os.waitstatus_to_exitcode(status))
+    if len(data) > MAX_REPLY_BYTES:
+        why = f"the score takes more than {MAX_REPLY_BYTES >> 20} MB"
+        return json.dumps(["unsendable", why]).encode()
+    return data or json.dumps(["died", os.waitstatus_to_exitcode(status)]).encode()
 
 
-def _score_limited(modules: list[str], arguments: tuple[Any, ...], memory: int, cpu: int) -> Outcome:
+def _score_limited(call: str, modules: list[str], arguments: tuple[Any, ...], memory: int, cpu: int) -> bytes:
     # the data cap counts what this process holds already (the scorers' imports) plus the allowance
     held = _data_bytes()
     resource.setrlimit(resource.RLIMIT_DATA, (held + memory, held + memory))
     resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 5))
+    resource.setrlimit(resource.RLIMIT_FSIZE, (_FILE_BYTES, _FILE_BYTES))  # only its private /tmp is writable
+    if _own_user:  # the count is of this id's processes (threads included): a fork bomb stops here
+        resource.setrlimit(resource.RLIMIT_NPROC, (_PROCESSES, _PROCESSES))
     try:
         for module in modules:  # plugins' scorers register when their module is imported
             importlib.import_module(module)
-        from daharness.scoring import score_submission
+        module_name, _, name = call.partition(":")
+        score = getattr(importlib.import_module(module_name), name)(*arguments)
+        from daharness.core.jsonl import json_text
 
-        return ("ok", score_submission(*arguments))
+        return b'["ok", ' + json_text(score).encode() + b"]"  # the score's JSON as it is, not quoted
     except MemoryError:
-        return ("memory", "")
-    except Exception as exc:
-        return ("error", f"{type(exc).__name__}: {exc}")
+        return json.dumps(["memory", ""]).encode()
+    except Exception as exc:  # outside the scorers (apply.py handles theirs): the harness's failure
+        from daharness.scoring.apply import describe
+
+        return json.dumps(["harness", describe(exc)]).encode()
 
 
 def _data_bytes() -> int:
@@ -99,8 +133,7 @@ def _data_bytes() -> int:
     return 0
 
 
-def _send(stream: IO[bytes], value: Any) -> None:
-    data = pickle.dumps(value)
+def _send(stream: IO[bytes], data: bytes) -> None:
     stream.write(_HEADER.pack(len(data)) + data)
     stream.flush()
 
@@ -110,39 +143,68 @@ def _receive(stream: IO[bytes]) -> Any:
     if len(header) < _HEADER.size:
         return None
     (size,) = _HEADER.unpack(header)
-    return pickle.loads(stream.read(size))
+    return pickle.loads(stream.read(size))  # a job: the harness's own objects
 
 
 # ---- the harness side ------------------------------------------------------------------------------
 
 
+# A confined worker's private /tmp and /dev/shm (memory of the host: kept small; matplotlib's cache)
+_LIMITS = Limits(tmp_mb=64, shm_mb=16)
+# Workers are started from one long-lived thread: bubblewrap kills its sandbox when the thread that
+# started it ends (PR_SET_PDEATHSIG), and an idle worker outlives the thread of the sample it served.
+_spawner = ThreadPoolExecutor(max_workers=1, thread_name_prefix="daharness-scoring-spawner")
+
+
 class _Worker:
-    def __init__(self) -> None:
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "daharness.runs.score_worker"],
+    """One worker process. Confined, it sees its jobs' files in `inputs`, a host folder of its own
+    mounted read-only at `sandbox.bwrap.SCORING_INPUTS`, and the folders of `code` (where plugins'
+    scorers are imported from); unconfined, it runs as the harness's own user and `inputs` is None."""
+
+    def __init__(self, confined: bool, code: tuple[Path, ...]) -> None:
+        self.key = (confined, code)
+        self.lease: Any = None
+        self.inputs: Path | None = None
+        command = [sys.executable, "-m", "daharness.runs.score_worker"]
+        if confined:
+            from daharness.sandbox.bwrap import confined_command
+            from daharness.sandbox.scratch import process_scratch
+            from daharness.sandbox.uids import acquire_uid
+
+            self.inputs = Path(tempfile.mkdtemp(prefix="daharness-scoring-", dir=process_scratch()))
+            self.inputs.chmod(0o755)
+            if os.getuid() == 0:
+                self.lease = acquire_uid()
+                command += ["--uid", str(self.lease.uid)]
+            command = confined_command(
+                [sys.executable, "-I", *command[1:]], inputs=self.inputs, code=list(code), limits=_LIMITS
+            )
+        self.process = _spawner.submit(
+            subprocess.Popen,
+            command,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,  # what scorers print is not the harness's output
             start_new_session=True,  # so that a kill takes its scoring child too
-        )
+        ).result()
         self.ready = False
 
     def run(self, job: tuple[Any, ...], timeout_s: float) -> Outcome:
         assert self.process.stdin is not None
         if not self.ready:
             greeting = self._read(_START_TIMEOUT_S)
-            if greeting != "ready":
+            if greeting[0] != "ready":
                 return greeting if greeting[0] == "worker" else ("worker", f"no greeting: {greeting}")
             self.ready = True
         try:
-            _send(self.process.stdin, job)
+            _send(self.process.stdin, pickle.dumps(job))
         except OSError:
-            return ("worker", self.process.poll())
+            return ("worker", f"it exited (code {self.process.poll()})")
         return self._read(timeout_s)
 
-    def _read(self, timeout_s: float) -> Any:
-        """The next message, ("time", "") after `timeout_s` (the worker is killed then), or ("worker",
-        exit code) when the worker is gone."""
+    def _read(self, timeout_s: float) -> Outcome:
+        """The next outcome, ("time", "") after `timeout_s` (the worker is killed then), ("worker", why)
+        when the worker is gone, ("unsendable", why) for a reply too large or not an outcome."""
         assert self.process.stdout is not None
         fd = self.process.stdout.fileno()
         deadline = time.monotonic() + timeout_s
@@ -158,11 +220,21 @@ class _Worker:
                 continue
             chunk = os.read(fd, 1 << 20)
             if not chunk:  # the worker itself is gone (not its scoring child): the harness's failure
-                return ("worker", self.process.wait())
+                return ("worker", f"it exited (code {self.process.wait()})")
             buffer += chunk
             if size is None and len(buffer) >= _HEADER.size:
                 (size,) = _HEADER.unpack(buffer[: _HEADER.size])
-        return pickle.loads(buffer[_HEADER.size :])
+                if size > MAX_REPLY_BYTES:
+                    self.kill()
+                    return (
+                        "unsendable",
+                        f"the scoring process sent back more than {MAX_REPLY_BYTES >> 20} MB",
+                    )
+        try:
+            kind, payload = json.loads(buffer[_HEADER.size :])
+            return (str(kind), payload)
+        except (ValueError, TypeError, RecursionError):
+            return ("unsendable", "the scoring process sent back something that is not an outcome")
 
     def kill(self) -> None:
         with contextlib.suppress(ProcessLookupError):
@@ -171,6 +243,7 @@ class _Worker:
         for stream in (self.process.stdin, self.process.stdout):
             with contextlib.suppress(OSError):
                 stream.close()  # type: ignore[union-attr]
+        self._release()
 
     def close(self) -> None:
         with contextlib.suppress(OSError):
@@ -179,26 +252,53 @@ class _Worker:
             self.process.wait(timeout=5)
         except subprocess.TimeoutExpired:
             self.kill()
+        self._release()
+
+    def _release(self) -> None:
+        if self.lease is not None:
+            self.lease.release()
+            self.lease = None
+        if self.inputs is not None:
+            remove_tree(self.inputs)
+            self.inputs = None
 
 
 _idle: list[_Worker] = []
 _idle_lock = threading.Lock()
 
 
-def score_in_worker(
-    modules: list[str], arguments: tuple[Any, ...], *, memory_mb: int, seconds: float
-) -> Outcome:
-    """Score in a worker's child with `memory_mb` of data memory and `seconds` of CPU and wall time."""
+@contextlib.contextmanager
+def checked_out(confined: bool, code: tuple[Path, ...] = ()) -> Iterator[_Worker]:
+    """An idle worker of this kind (or a new one) for one job; back in the pool afterwards if it lives."""
     with _idle_lock:
-        worker = _idle.pop() if _idle else None
+        worker = next((w for w in _idle if w.key == (confined, code)), None)
+        if worker is not None:
+            _idle.remove(worker)
     if worker is None:
-        worker = _Worker()
-    job = (list(sys.path), modules, arguments, memory_mb << 20, max(1, int(seconds)))
-    outcome = worker.run(job, seconds)
-    if worker.process.poll() is None:
-        with _idle_lock:
-            _idle.append(worker)
-    return outcome
+        worker = _Worker(confined, code)
+    try:
+        yield worker
+    finally:
+        if worker.process.poll() is None:
+            with _idle_lock:
+                _idle.append(worker)
+        else:
+            worker._release()
+
+
+def score_in_worker(
+    worker: _Worker,
+    call: str,
+    modules: list[str],
+    arguments: tuple[Any, ...],
+    *,
+    memory_mb: int,
+    seconds: float,
+) -> Outcome:
+    """`call` ("module:function") on `arguments` in the worker's child, with `memory_mb` of data memory
+    and `seconds` of CPU and wall time (a confined worker's inputs folder holds the job's files)."""
+    job = (list(sys.path), call, modules, arguments, memory_mb << 20, max(1, int(seconds)))
+    return worker.run(job, seconds)
 
 
 @atexit.register
@@ -210,4 +310,4 @@ def _close_workers() -> None:
 
 
 if __name__ == "__main__":
-    _serve()
+    _serve(int(sys.argv[2]) if sys.argv[1:2] == ["--uid"] else None)

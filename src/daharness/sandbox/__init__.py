@@ -6,23 +6,42 @@ name for a task.
 
 from typing import Any
 
+from daharness.core.errors import UserError
 from daharness.core.limits import Limits
 from daharness.core.registry import backends
 from daharness.core.task import Task
 from daharness.sandbox.bwrap import BwrapSandbox
+from daharness.sandbox.desktop import desktop_status
 from daharness.sandbox.kernel_client import KernelSandbox, SandboxError, kill_all_sandboxes
-from daharness.sandbox.local import UNSAFE_WARNING, LocalSandbox
+from daharness.sandbox.local import UNSAFE_BACKEND, UNSAFE_WARNING, LocalSandbox
 from daharness.sandbox.workspace import Workspace
 
 
-def open_sandbox(backend: str, task: Task, limits: Limits | None = None) -> KernelSandbox:
-    """A (not yet started) sandbox of the named backend holding the task's visible files."""
-    return backends.get(backend).cls(task, limits)
+def open_sandbox(
+    backend: str, task: Task, limits: Limits | None = None, *, desktop: bool = False
+) -> KernelSandbox:
+    """A (not yet started) sandbox of the named backend holding the task's visible files, with a
+    desktop when the task or the run asks for one (a one-line UserError where there can be none)."""
+    cls = backends.get(backend).cls
+    if desktop or task.desktop:
+        cls.check_desktop()
+        return cls(task, limits, desktop=True)
+    return cls(task, limits)
 
 
 def check_backend(backend: str) -> None:
     """Refuse, with a one-line reason, a backend that cannot work on this machine."""
     backends.get(backend).cls.check()
+
+
+def describe_desktop(backend: str) -> dict[str, Any]:
+    """Whether the named backend can give a sample a desktop on this machine, and if not, why."""
+    status = desktop_status()
+    try:
+        backends.get(backend).cls.check_desktop()
+    except UserError as exc:
+        status.update(available=False, problem=status["problem"] or str(exc))
+    return status
 
 
 def describe_isolation(backend: str, limits: Limits) -> dict[str, Any]:
@@ -31,6 +50,7 @@ def describe_isolation(backend: str, limits: Limits) -> dict[str, Any]:
 
 
 __all__ = [
+    "UNSAFE_BACKEND",
     "UNSAFE_WARNING",
     "BwrapSandbox",
     "KernelSandbox",
@@ -39,6 +59,7 @@ __all__ = [
     "SandboxError",
     "Workspace",
     "check_backend",
+    "describe_desktop",
     "describe_isolation",
     "kill_all_sandboxes",
     "open_sandbox",

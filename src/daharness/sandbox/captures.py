@@ -4,7 +4,6 @@ describes. See `daharness_kernel/captures.py` for the sandbox's end."""
 
 from __future__ import annotations
 
-import hashlib
 import json
 import shutil
 import tempfile
@@ -39,16 +38,12 @@ class CaptureStore:
                 index.write(json.dumps(entry) + "\n")
             self.count += 1
 
-    def capture_for(self, image: bytes) -> dict[str, Any] | None:
-        """The latest capture of a save that wrote exactly these bytes, or None."""
-        digest = hashlib.sha256(image).hexdigest()
+    def file_for(self, sha256: str) -> Path | None:
+        """The file of the latest capture of a save that wrote bytes of this SHA-256, or None."""
         index = self.folder / CAPTURE_INDEX
         lines = index.read_text(encoding="utf-8").splitlines() if index.is_file() else []
-        found = [entry for entry in map(json.loads, lines) if entry.get("sha256") == digest]
-        if not found:
-            return None
-        capture = json.loads((self.folder / f"{found[-1]['n']}.json").read_text(encoding="utf-8"))
-        return capture if isinstance(capture, dict) else None
+        found = [entry for entry in map(json.loads, lines) if entry.get("sha256") == sha256]
+        return self.folder / f"{found[-1]['n']}.json" if found else None
 
     def copy_to(self, target: Path) -> Path:
         shutil.copytree(self.folder, target)

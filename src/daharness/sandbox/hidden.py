@@ -1,5 +1,5 @@
 """What the sandbox hides although it is mounted: data that installed packages ship and that holds
-benchmark answers, and daharness's own install metadata.
+benchmark answers, and daharness's own install metadata (and an editable install's pointers to its source).
 
 scikit-learn, statsmodels and vega_datasets ship the very datasets the built-in suites were exported
 from (the ML tasks' hidden test labels included), and a regular install's `RECORD` lists the SHA-256 of
@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import functools
 import os
-import tempfile
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 # The packages that hold the built-in suites' source data, and daharness's own install metadata.
@@ -33,6 +33,8 @@ DEFAULT_HIDDEN = (
 # Hidden whole, code included: daharness itself (its suites hold labels, gold files and reference
 # solutions), in every mounted site-packages folder, not only the one this process imports it from.
 WHOLLY_HIDDEN = ("daharness",)
+# An editable install's pointers to its source folder, code included (a finder module names the folder).
+INSTALL_POINTERS = ("__editable__*daharness*",)
 _CODE_SUFFIXES = {".py", ".pyc", ".pyi", ".so", ".pyd", ".pxd", ".pyx", ".typed"}
 _SITE_GLOBS = (
     "lib/python3*/site-packages",
@@ -43,13 +45,21 @@ _SITE_GLOBS = (
 )
 
 
-def mask_arguments(entries: Sequence[str], mounted: Sequence[Path]) -> list[str]:
-    """bwrap arguments that mask the default entries and `entries`, for folders mounted at `mounted`."""
-    return list(_mask_arguments(tuple(dict.fromkeys([*DEFAULT_HIDDEN, *entries])), tuple(mounted)))
+@dataclass(frozen=True)
+class Mask:
+    """A path hidden in the sandbox: a folder becomes an empty read-only tmpfs, a file an empty file."""
+
+    path: Path
+    folder: bool
+
+
+def masks(entries: Sequence[str], mounted: Sequence[Path]) -> tuple[Mask, ...]:
+    """What masks the default entries and `entries`, for folders mounted at `mounted`."""
+    return _masks_of(tuple(dict.fromkeys([*DEFAULT_HIDDEN, *entries])), tuple(mounted))
 
 
 @functools.cache
-def _mask_arguments(entries: tuple[str, ...], mounted: tuple[Path, ...]) -> tuple[str, ...]:
+def _masks_of(entries: tuple[str, ...], mounted: tuple[Path, ...]) -> tuple[Mask, ...]:
     sites = site_folders(mounted)
     targets: list[Path] = []
     for entry in entries:
@@ -59,20 +69,26 @@ def _mask_arguments(entries: tuple[str, ...], mounted: tuple[Path, ...]) -> tupl
                 targets.append(path)
         else:
             targets += [match for site in sites for match in sorted(site.glob(entry))]
-    arguments: list[str] = []
+    found: list[Mask] = []
     seen: set[Path] = set()
     for folder in [site / name for site in sites for name in WHOLLY_HIDDEN]:
         if folder.is_dir() and not folder.is_symlink():
-            arguments += ["--tmpfs", str(folder)]
+            found.append(Mask(folder, folder=True))
             seen.add(folder)
+    for pointer in [
+        match for site in sites for glob in INSTALL_POINTERS for match in sorted(site.glob(glob))
+    ]:
+        if pointer.is_file() and not pointer.is_symlink() and pointer not in seen:
+            found.append(Mask(pointer, folder=False))
+            seen.add(pointer)
     for target in targets:
         for folder, file in _masks(target):
             path = folder or file
             if path is None or path in seen:
                 continue
             seen.add(path)
-            arguments += ["--tmpfs", str(folder)] if folder else ["--ro-bind", str(_empty_file()), str(file)]
-    return tuple(arguments)
+            found.append(Mask(path, folder=folder is not None))
+    return tuple(found)
 
 
 def site_folders(mounted: Iterable[Path]) -> list[Path]:
@@ -113,15 +129,3 @@ def _holds_code(folder: Path) -> bool:
         for _, _, names in os.walk(folder)
         for name in names
     )
-
-
-@functools.cache
-def _empty_file() -> Path:
-    """An empty, world-readable file to mount over hidden files."""
-    handle, name = tempfile.mkstemp(prefix="daharness-hidden-")
-    os.close(handle)
-    os.chmod(name, 0o444)
-    import atexit
-
-    atexit.register(os.unlink, name)
-    return Path(name)

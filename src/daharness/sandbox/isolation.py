@@ -44,7 +44,7 @@ def kernel_limit_scopes(limits: Limits, *, contained: bool, sized_tmpfs: bool) -
         }
         if contained
         else "the host's /tmp (not contained)",
-        **host_watched_limits(limits),
+        **host_watched_limits(limits, contained=contained),
     }
     return {
         "limits": scopes,
@@ -53,13 +53,15 @@ def kernel_limit_scopes(limits: Limits, *, contained: bool, sized_tmpfs: bool) -
     }
 
 
-def host_watched_limits(limits: Limits) -> dict[str, str]:
-    """The limits the host enforces whatever the backend: the workspace, the artifacts, the scoring."""
+def host_watched_limits(limits: Limits, *, contained: bool = True) -> dict[str, str]:
+    """The limits the host enforces whatever the backend: the workspace, the artifacts, the scoring
+    (in a worker confined by bubblewrap, unless agent code itself runs uncontained)."""
     return {
         "workspace": f"{limits.workspace_mb} MB and {limits.workspace_files} files added, watched by the host",
         "artifacts": f"{limits.artifact_mb} MB and {limits.artifact_files} files kept per sample",
         "scoring": f"agent files over {limits.score_file_mb} MB not read; {limits.score_memory_mb} MB and "
-        f"{limits.score_seconds:g} s per sample",
+        f"{limits.score_seconds:g} s per sample, "
+        + ("in a confined worker (no network, only its inputs)" if contained else "in an unconfined worker"),
     }
 
 

@@ -24,17 +24,29 @@ import subprocess
 import threading
 import time
 from abc import abstractmethod
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from daharness.core.backend import SandboxBackend, Snapshot
+from daharness.core.backend import ReadOnlyOverlay, SandboxBackend, Snapshot
+from daharness.core.desktop import (
+    DesktopUnavailable,
+    DesktopView,
+    ObservationType,
+    is_final,
+    parse_screen_action,
+)
+from daharness.core.errors import UserError
 from daharness.core.limits import Limits
 from daharness.core.observation import ErrorInfo, Observation
 from daharness.core.submission import ActionEvent
 from daharness.core.task import Task
 from daharness.sandbox.captures import CaptureStore
 from daharness.sandbox.cgroups import SandboxCgroup, kill_until_gone
+from daharness.sandbox.desktop.apps import launch_command
+from daharness.sandbox.desktop.session import AGENT_ENV, DESKTOP_PROCESSES, DesktopSession
+from daharness.sandbox.desktop.views import build_view
 from daharness.sandbox.quota import QuotaGuard
 from daharness.sandbox.scratch import process_scratch
 from daharness.sandbox.workspace import CopyQuota, Workspace, display_name
@@ -43,9 +55,12 @@ _PROCESS_HEADROOM = 4  # the kernel's own threads count against the limit too
 _GRACE_S = 3.0  # how long a kernel may take to answer after its own step timeout fired
 _START_TIMEOUT_S = 60.0
 _LISTED_CHANGES = 1000  # files_changed of one step names at most this many files
+# one reply of the kernel, its chart captures included (each at most 64 MB, daharness_kernel/captures.py);
+# a longer line (the agent's code can write to the kernel's pipe) is not read: the kernel is restarted
+MAX_REPLY_BYTES = 128 << 20
 _live: set[KernelSandbox] = set()
 _live_lock = threading.Lock()
-StepKind = Literal["python", "bash", "sql", "write_file"]
+StepKind = Literal["python", "bash", "sql", "write_file", "pyautogui", "desktop"]
 
 
 class SandboxError(RuntimeError):
@@ -57,19 +72,26 @@ class Launch:
     command: list[str]
     env: dict[str, str]
     uid: int | None  # the sandbox's own host user id, when daharness runs as root
+    fds: tuple[int, ...] = ()  # descriptors the command reads (bwrap's options and files)
+    after_start: Callable[[], None] | None = None  # frees them once the command runs
 
 
 class KernelSandbox(SandboxBackend):
     """A sandbox whose steps run in the `daharness_kernel` process; subclasses say how to launch it."""
 
-    def __init__(self, task: Task, limits: Limits | None = None) -> None:
+    def __init__(self, task: Task, limits: Limits | None = None, *, desktop: bool = False) -> None:
         self.task = task
         self.limits = limits or Limits()
+        self._desktop = DesktopSession() if desktop else None
+        if desktop:  # the desktop's processes and the applications on it count too
+            self.limits = dataclasses.replace(
+                self.limits, processes=self.limits.processes + DESKTOP_PROCESSES
+            )
         self.workspace = Workspace.create(task, process_scratch())
         self.workdir = task.workdir
         self.restarts = 0
         self._process: subprocess.Popen[bytes] | None = None
-        self._buffer = b""
+        self._buffer = bytearray()
         self._deadline = time.monotonic() + self.limits.sample_timeout_s
         self._lock = threading.Lock()
         self._closed = False
@@ -80,10 +102,18 @@ class KernelSandbox(SandboxBackend):
         self._guard: QuotaGuard | None = None
         self._notices: list[str] = []  # why the host killed the sandbox's processes, for the next step
         self._oom_kills = 0
+        self.overlay: ReadOnlyOverlay | None = None  # what `launch` puts over the workspace, once asked
+        self._placeholders: list[Path] = []  # what covering made in the workspace, removed before collecting
 
     @abstractmethod
     def launch(self) -> Launch:
-        """The command, environment and user id that start the kernel."""
+        """The command, environment and user id that start the kernel (with `self.overlay` when set)."""
+
+    def prepare_overlay(self, overlay: ReadOnlyOverlay) -> list[Path]:
+        """Check that the workspace lets `overlay` be put in place (OverlayBlocked if not), and return
+        what putting it in place will create in the workspace, to be removed afterwards. By default the
+        files are not put in place at all (see the backends)."""
+        return []
 
     def release(self) -> None:
         """Free what `launch` reserved (e.g. a user id); called once when the sandbox closes."""
@@ -93,10 +123,15 @@ class KernelSandbox(SandboxBackend):
         return False
 
     def processes(self) -> list[int]:
-        """Host pids of every process the sandbox runs now (from its control group, else its user id)."""
+        """Host pids of every process the sandbox runs now (from its control group, else its user ids)."""
         if self._cgroup is not None:
             return self._cgroup.pids()
-        return _pids_of_uid(self._uid) if self._uid is not None else []
+        return [pid for uid in self._uids() for pid in _pids_of_uid(uid)]
+
+    def _uids(self) -> list[int]:
+        """The sandbox's own user ids: the agent's, and its desktop's."""
+        desktop = self._desktop.uid if self._desktop is not None else None
+        return [uid for uid in (self._uid, desktop) if uid is not None]
 
     # ---- life cycle ---------------------------------------------------------------------------------
 
@@ -112,18 +147,23 @@ class KernelSandbox(SandboxBackend):
                 cpus=self.limits.cpus,
             )
         command = self._cgroup.join_command(plan.command) if self._cgroup else plan.command
-        self._process = subprocess.Popen(
-            command,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            cwd=self.workspace.root,
-            env=plan.env,
-            start_new_session=True,
-        )
+        try:
+            self._process = subprocess.Popen(
+                command,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                cwd=self.workspace.root,
+                env=plan.env,
+                start_new_session=True,
+                pass_fds=plan.fds,
+            )
+        finally:
+            if plan.after_start is not None:
+                plan.after_start()
         with _live_lock:
             _live.add(self)
-        self._buffer = b""
+        self._buffer = bytearray()
         try:
             hello = self._read_message(time.monotonic() + _START_TIMEOUT_S)
         except SandboxError:
@@ -143,6 +183,18 @@ class KernelSandbox(SandboxBackend):
                 on_exceeded=self._over_quota,
             )
             self._guard.start()
+        if self._desktop is not None:
+            self._start_desktop()
+
+    def _start_desktop(self) -> None:
+        """The desktop comes up after the kernel, in its namespaces (and again after every restart)."""
+        assert self._desktop is not None and self._process is not None
+        join = self._cgroup.join_command if self._cgroup is not None else list
+        try:
+            self._desktop.start(self._process.pid, join)
+        except DesktopUnavailable as exc:
+            self._kill()
+            raise SandboxError(str(exc)) from None
 
     def _over_quota(self, reason: str) -> None:
         """The workspace grew past its quota: stop every process of the sandbox (from any thread); the
@@ -151,7 +203,8 @@ class KernelSandbox(SandboxBackend):
         if self._cgroup is not None:
             self._cgroup.kill_all()
         elif self._uid is not None:
-            _kill_uid(self._uid)
+            for uid in self._uids():
+                _kill_uid(uid)
         elif (process := self._process) is not None:
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(process.pid, signal.SIGKILL)
@@ -183,6 +236,7 @@ class KernelSandbox(SandboxBackend):
             self._closed = True
             for cleanup in (
                 self._cgroup.remove if self._cgroup is not None else None,
+                self._desktop.release if self._desktop is not None else None,
                 self.release,
                 self.workspace.remove,
                 self.captures.remove,
@@ -193,6 +247,23 @@ class KernelSandbox(SandboxBackend):
 
     def interrupt(self) -> None:
         self._kill()
+
+    def restart_with_overlay(self, overlay: ReadOnlyOverlay) -> None:
+        self._kill()  # every process is gone: nothing the agent left can change the workspace any more
+        self._placeholders = self.prepare_overlay(overlay)
+        self.overlay = overlay
+        self.start()
+
+    def _remove_placeholders(self) -> None:
+        """Remove the empty files and folders that covering made where the agent left nothing (deepest
+        first; anything else found there is left as it is)."""
+        for path in sorted(self._placeholders, key=lambda p: len(p.parts), reverse=True):
+            with contextlib.suppress(OSError):
+                if path.is_dir() and not path.is_symlink():
+                    path.rmdir()
+                elif path.is_file() and not path.is_symlink() and path.stat().st_size == 0:
+                    path.unlink()
+        self._placeholders = []
 
     # ---- actions ------------------------------------------------------------------------------------
 
@@ -210,6 +281,64 @@ class KernelSandbox(SandboxBackend):
     def write_file(self, path: str, content: str) -> Observation:
         return self._step("write_file", {"path": path, "content": content}, None)
 
+    # ---- the desktop -------------------------------------------------------------------------------
+
+    @property
+    def has_desktop(self) -> bool:
+        return self._desktop is not None
+
+    def desktop_env(self) -> dict[str, str]:
+        """What the agent's code needs to reach the desktop (nothing without one)."""
+        return dict(AGENT_ENV) if self._desktop is not None else {}
+
+    @classmethod
+    def check_desktop(cls) -> None:
+        """Refuse, with a one-line reason, a desktop this backend cannot give on this machine."""
+        raise UserError(f"the {cls.name} sandbox has no desktop: use --sandbox bwrap")
+
+    def observe_desktop(self, observation: ObservationType = "screenshot_a11y_tree") -> DesktopView:
+        """What the screen shows now, in the form asked for (see core.desktop), from the desktop's
+        controller: never from anything agent code can write."""
+        session = self._require_desktop()
+        started = time.perf_counter()
+        wants_image = observation != "a11y_tree"
+        wants_elements = observation != "screenshot"
+        image, elements, _ = session.observe(screenshot=wants_image, elements=wants_elements)
+        return build_view(observation, image, elements, time.perf_counter() - started)
+
+    def act_on_desktop(self, action: Any, timeout: float | None = None) -> Observation:
+        """Run an action on the screen, in the agent's kernel: pyautogui code (a string; pyautogui and
+        time are imported for it, and nothing is kept between actions, as in the paper), or a JSON action
+        of the paper's action space (a dict or a parsed action). DONE and FAIL run nothing."""
+        self._require_desktop()
+        if isinstance(action, str):
+            return self._step("pyautogui", {"code": action}, timeout)
+        try:
+            parsed = action if hasattr(action, "pyautogui") else parse_screen_action(action)
+        except ValueError as exc:
+            failed = Observation.failure("desktop", "InvalidAction", str(exc))
+            self.history.append(ActionEvent(kind="desktop", args={"action": action}, observation=failed))
+            return failed
+        described = parsed.model_dump()
+        if is_final(parsed):
+            done = Observation(kind="desktop")
+            self.history.append(ActionEvent(kind="desktop", args={"action": described}, observation=done))
+            return done
+        return self._step("pyautogui", {"code": parsed.pyautogui(), "action": described}, timeout)
+
+    def desktop_request(self, op: str, **fields: Any) -> dict[str, Any]:
+        """Ask the desktop's controller (windows, activate, tabs, open_url): for setup steps and checks."""
+        return self._require_desktop().request(op, **fields)
+
+    def start_program(self, command: list[str], name: str) -> Observation:
+        """Start a program as the agent, detached (an application on the screen, a server)."""
+        return self.bash(launch_command(command, name))
+
+    def _require_desktop(self) -> DesktopSession:
+        if self._desktop is None:
+            raise DesktopUnavailable("this sandbox was opened without a desktop")
+        return self._desktop
+
     def read_file(self, path: str) -> bytes:
         relative = path.removeprefix(self.workdir).lstrip("/") if path.startswith(self.workdir) else path
         return self.workspace.read_file(relative)
@@ -217,16 +346,18 @@ class KernelSandbox(SandboxBackend):
     def changed_files(self) -> list[str]:
         return self.workspace.changed_files()
 
-    def chart_capture(self, path: str) -> dict[str, object] | None:
-        try:
-            return self.captures.capture_for(self.read_file(path))
-        except (FileNotFoundError, ValueError):
-            return None
+    def copy_file_out(self, path: str, target: Path, max_bytes: int) -> str:
+        relative = path.removeprefix(self.workdir).lstrip("/") if path.startswith(self.workdir) else path
+        return self.workspace.copy_file_out(relative, target, max_bytes)
+
+    def chart_capture_file(self, sha256: str) -> Path | None:
+        return self.captures.file_for(sha256)
 
     def snapshot(self, target: Path) -> Snapshot:
         """Stop every process of the sandbox (so that nothing changes the files while they are copied),
         then copy the workspace's regular files to `target` and the received chart captures beside it."""
         self._kill()
+        self._remove_placeholders()
         quota = CopyQuota(self.limits.workspace_mb << 20, self.limits.workspace_files)
         snapshot = self.workspace.collect(target, quota)
         captures = self.captures.copy_to(target.with_name(target.name + "-captures"))
@@ -366,7 +497,8 @@ class KernelSandbox(SandboxBackend):
     def _read_message(self, deadline: float) -> dict[str, Any]:
         assert self._process is not None and self._process.stdout is not None
         fd = self._process.stdout.fileno()
-        while b"\n" not in self._buffer:
+        end = self._buffer.find(b"\n")
+        while end < 0:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 raise SandboxError("no answer from the kernel in time")
@@ -376,8 +508,14 @@ class KernelSandbox(SandboxBackend):
             chunk = os.read(fd, 1 << 20)
             if not chunk:
                 raise SandboxError("the kernel exited")
+            newline = chunk.find(b"\n")
+            end = len(self._buffer) + newline if newline >= 0 else -1
             self._buffer += chunk
-        line, _, self._buffer = self._buffer.partition(b"\n")
+            if end < 0 and len(self._buffer) > MAX_REPLY_BYTES:
+                self._buffer = bytearray()  # the agent's code can write to the pipe: read it within a bound
+                raise SandboxError(f"the kernel sent a reply larger than {MAX_REPLY_BYTES >> 20} MB")
+        line = bytes(self._buffer[:end])
+        del self._buffer[: end + 1]
         try:
             message = json.loads(line)
         except ValueError:
@@ -394,6 +532,8 @@ class KernelSandbox(SandboxBackend):
         return self._process.stderr.read().decode(errors="replace").strip()[-500:]
 
     def _kill(self) -> None:
+        if self._desktop is not None:
+            self._desktop.stop()
         process, self._process = self._process, None
         if process is None:
             return
@@ -406,8 +546,9 @@ class KernelSandbox(SandboxBackend):
                     stream.close()
         if self._cgroup is not None:
             self._cgroup.kill_all()
-        elif self._uid is not None:
-            _kill_uid(self._uid)
+        else:
+            for uid in self._uids():
+                _kill_uid(uid)
 
 
 def _observation(kind: str, reply: dict[str, Any]) -> Observation:

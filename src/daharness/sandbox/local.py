@@ -19,15 +19,19 @@ from daharness.sandbox.support import (
     sandbox_additions,
 )
 
+UNSAFE_BACKEND = "unsafe-local"
 UNSAFE_WARNING = (
-    "warning: --sandbox unsafe-local runs agent code WITHOUT isolation: it can read your files and API keys, "
-    "use the network and outlive the run. Use it only for code you trust."
+    "warning: --sandbox unsafe-local runs agent code WITHOUT isolation, and scores its files unconfined: "
+    "it can read your files and API keys, use the network and outlive the run. Use it only for code you trust."
 )
 
 
-@backend("unsafe-local")
+@backend(UNSAFE_BACKEND)
 class LocalSandbox(KernelSandbox):
-    """No isolation: agent code runs as you, with your files and network (for trusted code only)."""
+    """No isolation: agent code runs as you, with your files and network (for trusted code only).
+
+    An overlay (the environment of a workflow task's checks) brings its variables but not its files:
+    without a mount namespace the checks see the files the agent left."""
 
     def __init__(self, *args, **kwargs) -> None:  # type: ignore[no-untyped-def]
         super().__init__(*args, **kwargs)
@@ -51,7 +55,10 @@ class LocalSandbox(KernelSandbox):
         env.update(additions.env)
         if additions.path_dirs:
             env["PATH"] = ":".join([*map(str, additions.path_dirs), env["PATH"]])
-        return Launch(kernel_command(sys.executable, str(kernel_dir()), config), env, None)
+        if self.overlay is not None:  # its variables only: nothing here can be made read-only
+            env.update(self.overlay.env)
+        command, config_fd = kernel_command(sys.executable, str(kernel_dir()), config)
+        return Launch(command, env, None, fds=(config_fd,), after_start=lambda: os.close(config_fd))
 
     @classmethod
     def check(cls) -> None:

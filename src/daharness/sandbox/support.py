@@ -1,7 +1,7 @@
-"""Read-only folders mounted into every sandbox: the kernel package, and the chart capture hooks.
+"""Read-only folders given to every sandbox: the kernel package, and the chart capture hooks.
 
-They are copies made once per process, so that nothing else of daharness (the built-in suites' gold
-files above all) is reachable from inside the sandbox.
+They are copies (in memory for bwrap, in a folder of this process for the unisolated backend), so that
+nothing else of daharness (the built-in suites' gold files above all) is reachable from inside.
 """
 
 from __future__ import annotations
@@ -9,7 +9,6 @@ from __future__ import annotations
 import atexit
 import functools
 import json
-import shutil
 import tempfile
 from pathlib import Path
 
@@ -17,6 +16,7 @@ from daharness.core.family import SandboxAdditions
 from daharness.core.limits import Limits
 from daharness.core.registry import families
 from daharness.core.task import Task
+from daharness.sandbox.bwrap_arguments import folder_files, memory_fd
 from daharness.sandbox.scratch import process_scratch
 from daharness.sandbox.workspace import remove_tree
 
@@ -25,9 +25,14 @@ SANDBOX_KERNEL = "/daharness-kernel"
 SANDBOX_HOOKS = "/daharness-hooks"  # chart capture hook and the sitecustomize that installs it
 SANDBOX_LIBRARIES = "/daharness-lib"  # a task's private libraries, one numbered folder each
 SANDBOX_TOOLS = "/daharness-tools"  # a family's folders of commands, first on PATH (read-only)
-_BOOTSTRAP = (
-    "import json, sys; sys.path.insert(0, {folder!r}); from daharness_kernel import server; "
-    "sys.path.remove({folder!r}); server.main(json.loads(sys.argv[1]))"
+_BOOTSTRAP = (  # the configuration comes on a descriptor, read and closed: no command line shows it
+    "import importlib, json, os, sys\n"
+    "sys.path.insert(0, {folder!r})\n"
+    "entry = importlib.import_module({module!r})\n"
+    "sys.path.remove({folder!r})\n"
+    "with os.fdopen({fd}, encoding='utf-8') as config:\n"
+    "    settings = json.load(config)\n"
+    "entry.main(settings)\n"
 )
 
 
@@ -44,29 +49,54 @@ def _readable(folder: Path) -> None:
 
 
 @functools.cache
-def hooks_dir() -> Path:
-    """A folder holding only `chart_capture.py` and `sitecustomize.py`: it goes on the sandbox's
-    PYTHONPATH, so nothing else may be in it (it would shadow the agent's modules)."""
-    folder = _private_copy("daharness-hooks-")
-    shutil.copyfile(HERE / "chart_capture.py", folder / "chart_capture.py")
-    shutil.copyfile(HERE / "chart_sitecustomize.py", folder / "sitecustomize.py")
+def hooks_files() -> dict[str, tuple[bytes, int]]:
+    """Only `chart_capture.py` and `sitecustomize.py`: their folder goes on the sandbox's PYTHONPATH, so
+    nothing else may be in it (it would shadow the agent's modules)."""
+    return {
+        "chart_capture.py": ((HERE / "chart_capture.py").read_bytes(), 0o644),
+        "sitecustomize.py": ((HERE / "chart_sitecustomize.py").read_bytes(), 0o644),
+    }
+
+
+@functools.cache
+def kernel_files() -> dict[str, tuple[bytes, int]]:
+    """The packages that run inside the sandbox, not on the agent's import path: the kernel, and the
+    controller of a desktop."""
+    files: dict[str, tuple[bytes, int]] = {}
+    for package in ("daharness_kernel", "daharness_desktop"):
+        for name, (content, _) in folder_files(HERE / package).items():
+            files[f"{package}/{name}"] = (content, 0o644)
+    return files
+
+
+def _written(prefix: str, files: dict[str, tuple[bytes, int]]) -> Path:
+    folder = _private_copy(prefix)
+    for name, (content, _) in files.items():
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        (folder / name).write_bytes(content)
     _readable(folder)
     return folder
 
 
 @functools.cache
+def hooks_dir() -> Path:
+    """A folder holding `hooks_files()` (for a backend that runs the kernel without bwrap)."""
+    return _written("daharness-hooks-", hooks_files())
+
+
+@functools.cache
 def kernel_dir() -> Path:
-    """A folder holding the `daharness_kernel` package (not on the agent's import path)."""
-    folder = _private_copy("daharness-kernel-")
-    shutil.copytree(
-        HERE / "daharness_kernel", folder / "daharness_kernel", ignore=shutil.ignore_patterns("__pycache__")
-    )
-    _readable(folder)
-    return folder
+    """A folder holding `kernel_files()` (for a backend that runs the kernel without bwrap)."""
+    return _written("daharness-kernel-", kernel_files())
 
 
-def kernel_command(python: str, folder: str, config: dict[str, object]) -> list[str]:
-    return [python, "-I", "-c", _BOOTSTRAP.format(folder=folder), json.dumps(config)]
+def kernel_command(
+    python: str, folder: str, config: dict[str, object], module: str = "daharness_kernel.server"
+) -> tuple[list[str], int]:
+    """Start `module`'s main(config) from the packages in `folder`, in isolated mode: the command line,
+    and the descriptor holding its configuration (to pass to the child, then close)."""
+    fd = memory_fd(json.dumps(config).encode())
+    return [python, "-I", "-c", _BOOTSTRAP.format(folder=folder, module=module, fd=fd)], fd
 
 
 def kernel_config(

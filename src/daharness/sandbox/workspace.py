@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from daharness.core.backend import SkipKind, SkippedEntry, Snapshot
+from daharness.core.backend import FileTooLarge, SkipKind, SkippedEntry, Snapshot
 from daharness.core.task import Task
 
 _COPY_CHUNK = 1 << 20
@@ -67,6 +67,28 @@ class Workspace:
             raise FileNotFoundError(f"{name}: not a regular file in the workspace") from None
         with os.fdopen(descriptor, "rb") as handle:
             return handle.read()
+
+    def copy_file_out(self, name: str, target: Path, max_bytes: int) -> str:
+        """Copy a regular workspace file to `target` in chunks (never through a link), unless it is
+        larger than `max_bytes` (FileTooLarge, nothing copied); the SHA-256 of what was copied."""
+        try:
+            descriptor = open_beneath(self.root, name)
+        except OSError:
+            raise FileNotFoundError(f"{name}: not a regular file in the workspace") from None
+        size = os.fstat(descriptor).st_size
+        if size > max_bytes:
+            os.close(descriptor)
+            raise FileTooLarge(name, size, max_bytes)
+        digest, copied = hashlib.sha256(), 0
+        with os.fdopen(descriptor, "rb") as reader, target.open("wb") as writer:
+            while (chunk := reader.read(_COPY_CHUNK)) and copied + len(chunk) <= max_bytes:
+                copied += len(chunk)
+                digest.update(chunk)
+                writer.write(chunk)
+        if chunk:  # it grew past the limit while being copied
+            target.unlink()
+            raise FileTooLarge(name, copied + len(chunk), max_bytes)
+        return digest.hexdigest()
 
     def collect(self, target: Path, quota: CopyQuota | None = None) -> Snapshot:
         """Copy every regular file to `target` (holes of sparse files stay holes); links, devices, FIFOs

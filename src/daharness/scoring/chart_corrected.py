@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from daharness.core.scoring import GoldProblem
 from daharness.scoring.chart_match import (
     Verdict,
     capture_floats,
@@ -105,7 +106,7 @@ def score_corrected(
             verdicts[item] = _figsize(pred_size, gold_size)
             continue
         if item == "data" and not any(a.series for a in gold_axes):
-            raise ValueError("gold chart has no data to compare (no bar, line, scatter or pie series)")
+            raise GoldProblem("gold chart has no data to compare (no bar, line, scatter or pie series)")
         if len(pred_axes) != len(gold_axes):
             reason = f"{len(pred_axes)} axes with data vs {len(gold_axes)} in gold"
             verdicts[item] = Verdict(False, reason)

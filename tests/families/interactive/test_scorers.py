@@ -6,6 +6,8 @@ plots are real matplotlib PNGs with captures made by the real capture code.
 
 from __future__ import annotations
 
+import json
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -229,16 +231,26 @@ def _code_task(intents: list[dict[str, Any]], library: dict[str, Any] | None = N
     )  # fmt: skip
 
 
+_RECORDS = tempfile.TemporaryDirectory(prefix="daharness-test-records-")
+
+
+def _raw(values: list[Any] | None, error: str | None = None, private_calls: list[str] | None = None) -> dict:
+    """A raw record, as the interactive family keeps it: a results file the probe would have written."""
+    if error is not None:
+        return {"error": error, "file": None, "plots": []}
+    file = Path(tempfile.mkdtemp(dir=_RECORDS.name)) / "results.json"
+    results = [{"type": "x", "value": encode(value)} for value in values or []]
+    file.write_text(json.dumps({"results": results, "private_calls": private_calls or []}))
+    return {"error": None, "file": file, "plots": []}
+
+
 def _evidence(
     reference: list[Any], agent: list[Any] | None, error: str | None = None, **extra: Any
 ) -> dict[str, Any]:
-    def results(values: list[Any]) -> list[dict[str, Any]]:
-        return [{"type": "x", "value": encode(value)} for value in values]
-
     return {
-        "reference": {"results": results(reference)},
-        "agent": {"error": error, "results": results(agent or []), **extra},
-        "code": extra.pop("code", ""),
+        "reference": _raw(reference),
+        "agent": _raw(agent, error, extra.get("private_calls")),
+        "code": extra.get("code", ""),
     }
 
 

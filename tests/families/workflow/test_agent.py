@@ -17,8 +17,8 @@ from daharness.families.workflow.agent import WORKFLOW_GRAMMAR
 
 FIX_MODEL = [
     'Thought: look at the model\nAction: Bash(code="cat ~/projects/economy/models/employment_ratio.sql")',
-    'Thought: a trailing comma\nAction: EditFile(file_path="projects/economy/models/employment_ratio.sql", '
-    'old="""unemployment_rate,\nfrom""", new="""unemployment_rate\nfrom""")',
+    'Thought: the seed has no column unemployed\nAction: EditFile(file_path="projects/economy/models/employment_ratio.sql", '
+    'old="""100.0 * unemployed /""", new="""100.0 * unemp /""")',
     'Thought: build\nAction: Bash(code="cd ~/projects/economy && dbt seed && dbt run")',
     'Thought: check\nAction: SQL(file_path="projects/economy/economy.duckdb", command="select count(*) as n from employment_ratio", output="direct")',
     'Thought: done\nAction: Terminate(output="fixed")',

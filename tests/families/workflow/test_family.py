@@ -52,8 +52,71 @@ def test_the_sandbox_is_the_home_with_stand_ins_for_desktop_commands() -> None:
 def test_a_task_of_each_application_validates(task_id: str) -> None:
     result = validate_workflow_task(WORKFLOW[task_id], scoring=ScoringSettings())
     assert result.problems == []
-    assert result.initial == 0.0 and result.reference == 1.0
+    assert result.initial == 0.0 and result.setup_only == 0.0 and result.reference == 1.0
     assert result.gold == (None if task_id.startswith("dbt") else 1.0)
+
+
+TRAILING_COMMA = """#!/bin/bash
+mkdir -p ~/.dbt ~/projects/economy/models ~/projects/economy/seeds
+printf 'economy:\\n  target: dev\\n  outputs:\\n    dev: {type: duckdb, path: economy.duckdb}\\n' > ~/.dbt/profiles.yml
+printf "name: economy\\nversion: '1.0.0'\\nconfig-version: 2\\nprofile: economy\\n" > ~/projects/economy/dbt_project.yml
+printf 'year,unemp\\n1947,235.6\\n1948,232.5\\n' > ~/projects/economy/seeds/longley.csv
+printf "select year, unemp,\\nfrom {{ ref('longley') }}\\n" > ~/projects/economy/models/rates.sql
+"""
+DBT_RUN_CHECK = """#!/bin/bash
+cd ~/projects/economy
+dbt run 2>&1 | grep -q 'Completed successfully' && echo 'dbt run succeed' || echo 'dbt run failed'
+"""
+CELL = {
+    "cell_type": "code",
+    "id": "a1",
+    "execution_count": None,
+    "metadata": {},
+    "outputs": [],
+    "source": "6 * 7",
+}
+NOTEBOOK = {
+    "cells": [CELL],
+    "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}},
+    "nbformat": 4,
+    "nbformat_minor": 5,
+}
+
+
+def _spider2v_task(folder: Path, config: list[dict], evaluator: dict, files: dict[str, str]) -> None:
+    folder.mkdir(parents=True)
+    for name, text in files.items():
+        (folder / name).write_text(text)
+    task = {"id": folder.name, "instruction": "fix it", "config": config, "evaluator": evaluator}
+    (folder / f"{folder.name}.json").write_text(json.dumps(task))
+
+
+def test_validate_fails_a_task_that_its_tools_solve_on_the_files_as_the_setup_left_them(
+    tmp_path: Path,
+) -> None:
+    """The class of the old dbt-longley-fix-model: a planted 'bug' that DuckDB accepts (dbt seed and dbt
+    run solve it), and a notebook task whose notebook only needs executing as it is."""
+    init = {"type": "script_and_execute", "parameters": {"src": "init.sh", "dest": "/home/user/init.sh"}}
+    _spider2v_task(
+        tmp_path / "suite" / "comma", [init],
+        {"func": "check_include_exclude", "expected": {"type": "rule", "rules": {"include": ["succeed"], "exclude": ["failed"]}},
+         "result": {"type": "vm_script_output", "src": "eval.sh", "dest": "/home/user/eval.sh"}},
+        {"init.sh": TRAILING_COMMA, "eval.sh": DBT_RUN_CHECK},
+    )  # fmt: skip
+    copy = {
+        "type": "copyfile_from_host_to_guest",
+        "parameters": {"src": "n.ipynb", "dest": "/home/user/Desktop/n.ipynb"},
+    }
+    _spider2v_task(
+        tmp_path / "suite" / "run-all", [copy],
+        {"func": "is_jupyter_cell_executed", "result": {"type": "vm_file", "path": "/home/user/Desktop/n.ipynb"},
+         "expected": {"type": "rule", "rules": {"expected": []}}},
+        {"n.ipynb": json.dumps(NOTEBOOK)},
+    )  # fmt: skip
+    for task in load_suite(f"spider2v:{tmp_path / 'suite'}").tasks:
+        result = validate_workflow_task(task, scoring=ScoringSettings())
+        assert result.initial == 0.0 and result.setup_only == 1.0, (task.id, result)
+        assert not result.ok and "only running the tools again" in result.problems[0], result.problems
 
 
 def test_validate_checks_workflow_tasks_by_their_states_because_the_family_says_so(tmp_path: Path) -> None:
@@ -75,6 +138,7 @@ def test_validate_checks_workflow_tasks_by_their_states_because_the_family_says_
             "supported": True,
             "reason": "",
             "initial": 0.0,
+            "setup_only": 0.0,
             "gold": 1.0,
             "reference": 1.0,
         }

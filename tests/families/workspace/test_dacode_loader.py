@@ -110,6 +110,27 @@ def test_rescoring_dagent_outputs_in_both_modes(
     assert "unknown option 'ignore_orde'" in done.stderr
 
 
+def test_rescoring_unconfined_is_asked_for_and_warned_about(tmp_path: Path) -> None:
+    """`--sandbox unsafe-local` reads the output folders without the confined worker, with the same
+    scores; another value is refused in one line."""
+    common = ["score", "--dacode-tasks", str(MINI / "tasks.jsonl"), "--dacode-eval", str(MINI / "eval.jsonl"),
+              "--gold", str(MINI / "gold"), "--outputs", str(MINI / "outputs")]  # fmt: skip
+    target = tmp_path / "scores.json"
+    done = subprocess.run(
+        [sys.executable, "-m", "daharness", *common, "--sandbox", "unsafe-local", "--json", str(target)],
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "reads the agents' files unconfined" in done.stderr
+    assert json.loads(target.read_text())["scores"]["di-text-001"] == 1.0
+    refused = subprocess.run(
+        [sys.executable, "-m", "daharness", *common, "--sandbox", "docker"], capture_output=True, text=True
+    )
+    assert refused.returncode == 2 and refused.stderr.strip().splitlines() == [
+        "error: --sandbox: choose 'bwrap' or 'unsafe-local', not 'docker'"
+    ]
+
+
 def test_dacode_suite_in_both_layouts(tmp_path: Path) -> None:
     from daharness.suites import load_suite
 

@@ -2,8 +2,9 @@
 
 Around each sample: `prepare` gives the agent a sandbox where the dialogue's earlier code has run (the
 agent starts where the conversation is; the history runs when the agent first uses it); `finish` runs
-the reference code and the agent's code, each after the same history in a fresh sandbox, and keeps both
-records in `submission.evidence["interactive"]` for the `interactive_code` scorer. Multiple-choice turns
+the reference code and the agent's code, each after the same history in a fresh sandbox, and keeps what
+each left (unread, `scorers/record.py`) in `submission.evidence["interactive"]` for the
+`interactive_code` scorer. Multiple-choice turns
 need no execution. `damaged` gives `daharness validate` wrong answers: a changed number or text, a
 dropped intent, the same results without the private library, the suite's decoys, a wrong letter.
 
@@ -16,6 +17,7 @@ once per intent); and the clarification turns, how often the agent asked and got
 from __future__ import annotations
 
 import copy
+import json
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -25,18 +27,20 @@ from rich.table import Table
 
 from daharness.core.backend import SandboxBackend
 from daharness.core.family import FamilyBase, OpenFresh, SampleEnvironment
-from daharness.core.record import SampleRecord
+from daharness.core.record import SampleRecord, Suspicion
 from daharness.core.registry import family
 from daharness.core.submission import Submission
 from daharness.core.task import Task
 from daharness.families.interactive.run import (
     HistoryFirst,
+    agent_record,
     code_options,
     record_of,
     reference_record,
 )
 from daharness.families.interactive.scorers.choice import LETTERS
 from daharness.families.interactive.scorers.code import INTERACTIVE_MODES, extract_code
+from daharness.families.interactive.scorers.record import read_record
 from daharness.report.html import card, svg_bars
 from daharness.report.html import pct as pct_html
 from daharness.report.terminal import pct
@@ -65,8 +69,12 @@ class InteractiveFamily(FamilyBase):
             return
         reference = reference_record(task, options, env.open_fresh)
         code = extract_code(submission.answer)
-        agent = record_of(task, options, code, env.open_fresh)
+        agent = agent_record(task, options, code, env.open_fresh, env.scratch / "interactive")
         submission.evidence["interactive"] = {"code": code, "reference": reference, "agent": agent}
+        submission.suspicions += [
+            Suspicion(kind="call_record_tampering", detail=f"the final answer's code {reason}")
+            for reason in agent.get("tampering", [])
+        ]
 
     # ---- validate: wrong versions of the reference's answer ----------------------------------------
 
@@ -81,21 +89,26 @@ class InteractiveFamily(FamilyBase):
             yield f"answer {wrong} instead of {right}", replace(submission, answers=[f"Answer: {wrong}"])
             return
         evidence = submission.evidence["interactive"]
-        changed = copy.deepcopy(evidence)
-        label = _change_a_value(changed["agent"]["results"])
+        record = read_record(evidence["agent"])  # validate's reference solution: the suite's code
+        changed = copy.deepcopy(record)
+        label = _change_a_value(changed["results"])
         if label:
-            yield label, _with_evidence(submission, changed)
-        dropped = copy.deepcopy(evidence)
+            yield label, _with_record(submission, changed, scratch / "changed")
+        dropped = copy.deepcopy(record)
         last = options.intents[-1]
-        dropped["agent"]["results"][-1] = {"type": last.type, "missing": "dropped by validate", "png": None}
-        yield f"drop the {last.type} intent {last.label()}", _with_evidence(submission, dropped)
+        dropped["results"][-1] = {"type": last.type, "missing": "dropped by validate", "png": None}
+        yield (
+            f"drop the {last.type} intent {last.label()}",
+            _with_record(submission, dropped, scratch / "dropped"),
+        )
         if options.library and options.reference_calls:
-            plain = copy.deepcopy(evidence)
-            plain["code"], plain["agent"]["private_calls"] = "", []
-            yield "the same results without the private library", _with_evidence(submission, plain)
+            plain = {**copy.deepcopy(record), "private_calls": []}
+            without = _with_record(submission, plain, scratch / "plain")
+            without.evidence["interactive"]["code"] = ""
+            yield "the same results without the private library", without
         for decoy in task.gold.data.get("decoys", []):
-            record = record_of(task, options, decoy["code"], open_fresh)
-            wrong = {**evidence, "code": decoy["code"], "agent": record}
+            decoy_record = record_of(task, options, decoy["code"], open_fresh)
+            wrong = {**evidence, "code": decoy["code"], "agent": decoy_record}
             yield decoy["label"], _with_evidence(replace(submission, answers=[decoy["code"]]), wrong)
 
     # ---- report --------------------------------------------------------------------------------------
@@ -258,6 +271,30 @@ def _cell(group: dict[str, Any]) -> str:
 
 def _with_evidence(submission: Submission, evidence: dict[str, Any]) -> Submission:
     return replace(submission, evidence={**submission.evidence, "interactive": evidence})
+
+
+def _with_record(submission: Submission, record: dict[str, Any], folder: Path) -> Submission:
+    """The submission with `record` (a changed copy of the agent's) as the agent's raw record."""
+    folder.mkdir(parents=True, exist_ok=True)
+    results = [
+        {k: v for k, v in result.items() if k not in ("png", "capture")} for result in record["results"]
+    ]
+    (folder / "results.json").write_text(json.dumps({"results": results}), encoding="utf-8")
+    plots = [
+        {key: result[key] for key in ("png", "capture", "missing") if key in result}
+        if "png" in result
+        else None
+        for result in record["results"]
+    ]
+    raw = {
+        "error": None,
+        "file": folder / "results.json",
+        "plots": plots,
+        "private_calls": record["private_calls"],
+        "tampering": record.get("tampering", []),
+    }
+    evidence = {**submission.evidence["interactive"], "agent": raw}
+    return _with_evidence(submission, evidence)
 
 
 def _damage(value: Any, kind: type) -> tuple[Any, bool]:

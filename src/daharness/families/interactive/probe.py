@@ -1,11 +1,10 @@
 """Runs INSIDE the sandbox, where daharness cannot be imported: records what a turn's code left behind.
 
 The interactive family sends this file's source into a fresh sandbox kernel, where it becomes the module
-``_daharness_probe``. Before the turn's code runs, ``start(library, functions)`` traces which functions of
-the task's private library the code calls (directly or through code of its own, not one library function
-calling another). After it ran, ``capture(namespace, request)`` writes one JSON file describing each
-intent's result: the value of a variable or expression encoded as tagged JSON (``encode``), or whether
-a plot file exists. The host reads that file as data, never as code: nothing the agent's code leaves
+``_daharness_probe``. Before the turn's code runs, ``start()`` closes the figures earlier turns left open
+(which functions of a private library the code calls is recorded apart, by ``recorder.py``).
+After it ran, ``capture(namespace, request)`` writes one JSON file describing each intent's result: the
+value of a variable or expression encoded as tagged JSON (``encode``), or whether a plot file exists. The host reads that file as data, never as code: nothing the agent's code leaves
 behind is unpickled or evaluated on the host.
 
 Tagged JSON: ``None``, booleans, numbers and strings stand for themselves (NaN and infinities as JSON's
@@ -25,38 +24,13 @@ from typing import Any
 
 MAX_JSON_BYTES = 32 << 20  # a result bigger than this is not compared ("too large")
 MAX_DEPTH = 40
-_state: dict[str, Any] = {"library": None, "functions": frozenset(), "calls": set()}
 
 
-# ---- which private functions the code calls ----------------------------------------------------------
-
-
-def _in_library(frame: Any) -> bool:
-    name = frame.f_globals.get("__name__", "") if frame is not None else ""
-    library = _state["library"]
-    return bool(library) and (name == library or name.startswith(library + "."))
-
-
-def _profile(frame: Any, event: str, arg: Any) -> None:
-    if event != "call" or frame.f_code.co_name not in _state["functions"]:
-        return
-    if _in_library(frame) and not _in_library(frame.f_back):
-        _state["calls"].add(frame.f_code.co_name)
-
-
-def start(library: str | None, functions: list[str]) -> None:
-    """Close figures the earlier turns left open, and trace calls into `library` from now on."""
+def start() -> None:
+    """Close the figures the earlier turns left open."""
     pyplot = sys.modules.get("matplotlib.pyplot")
     if pyplot is not None:
         pyplot.close("all")
-    _state.update(library=library, functions=frozenset(functions), calls=set())
-    if library:
-        sys.setprofile(_profile)
-
-
-def stop() -> list[str]:
-    sys.setprofile(None)
-    return sorted(_state["calls"])
 
 
 # ---- encoding values as tagged JSON ------------------------------------------------------------------
@@ -179,15 +153,14 @@ def _result(namespace: dict[str, Any], intent: dict[str, Any]) -> dict[str, Any]
 
 
 def capture(namespace: dict[str, Any], request: dict[str, Any]) -> None:
-    """Write {"results": [one per intent], "private_calls": [...]} as JSON to request["out"]."""
-    calls = stop()
+    """Write {"results": [one per intent]} as JSON to request["out"]."""
     results = []
     for intent in request["intents"]:
         try:
             results.append(_result(namespace, intent))
         except Exception as exc:  # an exotic value must not hide the other intents
             results.append({"type": intent["type"], "missing": f"cannot record: {type(exc).__name__}: {exc}"})
-    text = json.dumps({"results": results, "private_calls": calls})
+    text = json.dumps({"results": results})
     if len(text) > MAX_JSON_BYTES:
         text = json.dumps({"error": f"the results take more than {MAX_JSON_BYTES >> 20} MB"})
     with open(request["out"], "w", encoding="utf-8") as handle:

@@ -2,9 +2,10 @@
 
 A turn's code is judged by what it leaves behind, never by its text: in a sandbox holding the task's
 untouched files, the dialogue's earlier code runs first (the history), then the turn's code, then the
-probe (``probe.py``) writes each intent's result as JSON; plots are copied out with their
-chart captures. The same code on the same task is run once per process (the reference's code is asked
-for by every sample of a task).
+probe (``probe.py``) writes each intent's result as JSON; that file and the plots are
+copied out, with their chart captures, unread and each within its cap (``scorers/record.py``).
+The suite's code on a task is run once per process (the reference's code is asked for by every sample
+of a task); the agent's once, into its sample's scratch folder.
 """
 
 from __future__ import annotations
@@ -21,16 +22,22 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from daharness.core.backend import SandboxBackend, Snapshot
+from daharness.core.backend import FileTooLarge, SandboxBackend, Snapshot
 from daharness.core.errors import InfrastructureError
 from daharness.core.family import OpenFresh
 from daharness.core.observation import Observation
 from daharness.core.registry import scorers
 from daharness.core.task import Task
+from daharness.families.interactive.calls import CallRecorder, PrivateCalls
 from daharness.families.interactive.scorers.code import InteractiveCodeOptions
+from daharness.families.interactive.scorers.record import (
+    MAX_CAPTURE_BYTES,
+    MAX_PLOT_BYTES,
+    MAX_RESULTS_BYTES,
+    read_record,
+)
 
 PROBE_SOURCE = (Path(__file__).with_name("probe.py")).read_text(encoding="utf-8")
-MAX_CAPTURE_BYTES = 8 << 20  # a chart capture larger than this is not read
 
 
 @dataclass(frozen=True)
@@ -123,8 +130,11 @@ class HistoryFirst(SandboxBackend):
     def snapshot(self, target: Path) -> Snapshot:
         return self._box.snapshot(target)
 
-    def chart_capture(self, path: str) -> dict[str, object] | None:
-        return self._box.chart_capture(path)
+    def copy_file_out(self, path: str, target: Path, max_bytes: int) -> str:
+        return self._prepare().copy_file_out(path, target, max_bytes)
+
+    def chart_capture_file(self, sha256: str) -> Path | None:
+        return self._box.chart_capture_file(sha256)
 
     def interrupt(self) -> None:
         self._box.interrupt()
@@ -137,63 +147,85 @@ class HistoryFirst(SandboxBackend):
         return self._box.time_left_s
 
 
-def _probe_start(options: InteractiveCodeOptions) -> str:
-    return (
+def _probe_start(recorder: CallRecorder | None) -> str:
+    code = (
         "import sys as _s, types as _t\n"
         "_m = _t.ModuleType('_daharness_probe')\n"
         f"exec(compile({PROBE_SOURCE!r}, '<daharness-probe>', 'exec'), _m.__dict__)\n"
         "_s.modules['_daharness_probe'] = _m\n"
-        f"_m.start({options.library!r}, {sorted(options.library_functions)!r})\n"
+        "_m.start()\n"
         "del _s, _t, _m\n"
     )
+    return code + (recorder.start_code() if recorder else "")
 
 
 def execute(
     task: Task, box: SandboxBackend, code: str, options: InteractiveCodeOptions, out: Path
 ) -> dict[str, Any]:
-    """Run the history, then `code`, in a started sandbox; record each intent's result.
+    """Run the history, then `code`, in a started sandbox; keep what it left in `out`, unread.
 
-    Returns {"error": why the code failed or None, "results": [one per intent], "private_calls": [...]}.
-    Plot results carry "png" (a copy under `out`) and "capture" (the chart capture, or None)."""
+    Returns a raw record (``scorers/record.py``): {"error": why the code failed or None,
+    "file": the probe's results file, "plots": per intent, None or its image and chart capture}, each
+    copied within its cap, with "private_calls" and "tampering" from the sealed call recorder. Nothing
+    the code left is read here (the scorer reads it, in the scoring worker)."""
     run_history(task, box)
-    started = box.python(_probe_start(options))
+    recorder = CallRecorder(options.library, options.library_functions) if options.library else None
+    started = box.python(_probe_start(recorder))
     if not started.ok:
         raise InfrastructureError(f"{where(task)}: the result probe does not start: {failure(started)}")
     observation = box.python(code)
+    # read before any intent is evaluated; a kernel restarted since holds no record
+    private = recorder.read(box) if recorder and not observation.restarted else PrivateCalls()
+    calls = {"private_calls": private.calls, "tampering": private.tampering}
     if not observation.ok:
-        return {"error": f"the code fails: {failure(observation)}", "results": [], "private_calls": []}
+        return {"error": f"the code fails: {failure(observation)}", "file": None, "plots": [], **calls}
     name = f".daharness-results-{secrets.token_hex(8)}.json"
     request = {"intents": [intent.model_dump() for intent in options.intents], "out": name}
     captured = box.python(f"__import__('sys').modules['_daharness_probe'].capture(globals(), {request!r})")
-    try:
-        record = json.loads(box.read_file(name)) if captured.ok else None
-    except (FileNotFoundError, ValueError):
-        record = None
-    if record is None or "error" in record:
-        reason = record["error"] if record else failure(captured) if not captured.ok else "no record written"
-        return {"error": f"the results could not be recorded: {reason}", "results": [], "private_calls": []}
+    if not captured.ok:
+        reason = f"the results could not be recorded: {failure(captured)}"
+        return {"error": reason, "file": None, "plots": [], **calls}
     out.mkdir(parents=True, exist_ok=True)
-    for index, (intent, result) in enumerate(zip(options.intents, record["results"], strict=True)):
-        if intent.type == "plot" and intent.file:
-            result.update(_copy_plot(box, intent.file, out / f"{index}.png"))
-    return {"error": None, "results": record["results"], "private_calls": record.get("private_calls", [])}
-
-
-def _copy_plot(box: SandboxBackend, file: str, target: Path) -> dict[str, Any]:
     try:
-        target.write_bytes(box.read_file(file))
+        box.copy_file_out(name, out / "results.json", MAX_RESULTS_BYTES)
+    except FileNotFoundError:
+        return {
+            "error": "the results could not be recorded: no record written",
+            "file": None,
+            "plots": [],
+            **calls,
+        }
+    except FileTooLarge as exc:
+        return {"error": f"the results file {exc.args[0]}", "file": None, "plots": [], **calls}
+    plots = [
+        _copy_plot(box, intent.file, out, index) if intent.type == "plot" and intent.file else None
+        for index, intent in enumerate(options.intents)
+    ]
+    return {"error": None, "file": out / "results.json", "plots": plots, **calls}
+
+
+def _copy_plot(box: SandboxBackend, file: str, out: Path, index: int) -> dict[str, Any]:
+    target = out / f"{index}.png"
+    try:
+        digest = box.copy_file_out(file, target, MAX_PLOT_BYTES)
     except FileNotFoundError:
         return {"png": None, "capture": None}
+    except FileTooLarge as exc:
+        return {"png": None, "capture": None, "missing": f"the plot {exc.args[0]}"}
     # the capture the harness received for exactly these bytes (never a file the code wrote)
-    capture = box.chart_capture(file)
-    if capture is not None and len(json.dumps(capture)) > MAX_CAPTURE_BYTES:
-        capture = None
-    return {"png": str(target), "capture": capture}
+    received = box.chart_capture_file(digest)
+    capture = out / f"{index}.capture.json"
+    if received is None or received.stat().st_size > MAX_CAPTURE_BYTES:
+        return {"png": target, "capture": None}
+    shutil.copyfile(received, capture)
+    return {"png": target, "capture": capture}
 
 
-# ---- records, once per process -----------------------------------------------------------------------
-# Code is run once per task and process: the same code on the same task (the reference's, or an answer two
-# agents share) has one record, made in a fresh sandbox the first time it is asked for.
+# ---- records ---------------------------------------------------------------------------------------
+# Code the suite wrote (the reference's, validate's decoys) is run once per task and process: every
+# sample of a task asks for the reference's record, made in a fresh sandbox the first time. The agent's
+# code is run for its sample alone, into the sample's own scratch folder: nothing of it outlives the
+# sample.
 
 _cache: dict[str, dict[str, Any]] = {}
 _cache_lock = threading.Lock()
@@ -229,7 +261,8 @@ def _key(task: Task, options: InteractiveCodeOptions, code: str) -> str:
 def record_of(
     task: Task, options: InteractiveCodeOptions, code: str, open_fresh: OpenFresh
 ) -> dict[str, Any]:
-    """What `code` leaves behind after the task's history, run in a fresh sandbox (once per process)."""
+    """The raw record of code the suite wrote, run after the task's history in a fresh sandbox (once
+    per process)."""
     key = _key(task, options, code)
     with _cache_lock:
         lock = _key_locks.setdefault(key, threading.Lock())
@@ -240,12 +273,22 @@ def record_of(
         return copy.deepcopy(_cache[key])
 
 
+def agent_record(
+    task: Task, options: InteractiveCodeOptions, code: str, open_fresh: OpenFresh, out: Path
+) -> dict[str, Any]:
+    """The raw record of the agent's code, run after the task's history in a fresh sandbox, kept in
+    `out` (the sample's scratch folder, removed with the sample)."""
+    with open_fresh() as box:
+        return execute(task, box, code, options, out)
+
+
 def reference_record(task: Task, options: InteractiveCodeOptions, open_fresh: OpenFresh) -> dict[str, Any]:
-    """The reference's results; a reference that fails, or leaves no result for an intent, is an error
-    naming the task and turn."""
+    """The reference's raw record; a reference that fails, or leaves no result for an intent, is an
+    error naming the task and turn (the suite's code: the harness reads its results to check them)."""
     if task.reference is None:
         raise InfrastructureError(f"{where(task)}: no reference code")
-    record = record_of(task, options, task.reference.code, open_fresh)
+    raw = record_of(task, options, task.reference.code, open_fresh)
+    record = read_record(raw)
     if record["error"]:
         raise InfrastructureError(
             f"{where(task)}: the reference code {record['error'].removeprefix('the code ')}"
@@ -256,4 +299,4 @@ def reference_record(task: Task, options: InteractiveCodeOptions, open_fresh: Op
             raise InfrastructureError(
                 f"{where(task)}: the reference leaves no {intent.type} result: {reason}"
             )
-    return record
+    return raw

@@ -3,8 +3,10 @@
 Sandboxes: the workspace is the task's home (HOME too), and stand-ins for `conda` and the desktop
 applications come first on PATH (`tools.py`). Before the agent, the task's setup steps run in
 order: `init.sh`-style scripts and commands run in the home; steps that only act on the desktop (open a
-file, launch an application, a browser) do nothing. After the agent, every process it left is stopped,
-the non-GUI postconfig commands run, then each check script (`vm_script_output`) runs in the home and its
+file, launch an application, a browser) do nothing. After the agent, every process it left is stopped
+and the sandbox starts again in the checks' environment, which comes from outside what the agent could
+write (`checks.py`); the non-GUI postconfig commands run, then each check script
+(`vm_script_output`) runs in the home, read by bash from the task (not from a file in the home), and its
 standard output is kept in `submission.evidence["script_outputs"]` for the scorers.
 
 Figures, as the paper reports them: success rate (a sample succeeds when it scores 1) overall, by
@@ -21,14 +23,20 @@ from typing import Any
 
 from rich.table import Table
 
-from daharness.core.backend import SandboxBackend
+from daharness.core.backend import OverlayBlocked, SandboxBackend
 from daharness.core.family import FamilyBase, FormatOption, SampleEnvironment, SandboxAdditions
-from daharness.core.record import SampleRecord
+from daharness.core.record import SampleRecord, Suspicion
 from daharness.core.registry import family
 from daharness.core.runlog import ScoringSettings
 from daharness.core.submission import Note, Submission
 from daharness.core.suite import Suite
 from daharness.core.task import SetupStep, Task
+from daharness.families.workflow.checks import (
+    agent_files_at_check_paths,
+    check_overlay,
+    keep_setup_state,
+    setup_state,
+)
 from daharness.families.workflow.scorers.inputs import SCRIPT_OUTPUTS
 from daharness.families.workflow.tools import tools_dir
 from daharness.families.workflow.validate import WorkflowValidation, print_workflow_validation, validate_suite
@@ -84,16 +92,25 @@ class WorkflowFamily(FamilyBase):
     def prepare(self, task: Task, env: SampleEnvironment) -> None:
         for step in task.setup:
             run_step(env.sandbox, step)
+        keep_setup_state(task, env.sandbox, env.scratch)
 
     def finish(self, task: Task, env: SampleEnvironment, submission: Submission) -> None:
         box = env.sandbox
         box.interrupt()  # nothing the agent left running may touch its files or the checks from here on
-        box.start()
-        for raw in task.gold.data.get("postconfig", []):
-            run_step(box, SetupStep.model_validate(raw))
+        state = setup_state(env.scratch)
+        submission.suspicions += agent_files_at_check_paths(box, state)
         outputs: dict[str, str] = {}
+        submission.evidence[SCRIPT_OUTPUTS] = outputs
+        try:
+            box.restart_with_overlay(check_overlay(state, box.workdir))
+        except OverlayBlocked as exc:  # no check runs: what reads their output scores 0
+            submission.suspicions.append(Suspicion(kind="check_environment", detail=f"~/{exc}"))
+            submission.trajectory.append(Note(text=f"the checks did not run: ~/{exc}"))
+            return
+        for raw in task.gold.data.get("postconfig", []):
+            run_step(box, SetupStep.model_validate(raw), in_place=False)
         for script in task.gold.data.get("scripts", []):
-            observation = run_script(box, Path(script["source"]), script["dest"])
+            observation = run_script(box, Path(script["source"]), script["dest"], in_place=False)
             outputs[script["dest"]] = observation.stdout
             submission.trajectory.append(
                 Note(text=f"check script {script['dest']}", data={
@@ -101,7 +118,6 @@ class WorkflowFamily(FamilyBase):
                     "stderr": observation.stderr[-2000:],
                 }),
             )  # fmt: skip
-        submission.evidence[SCRIPT_OUTPUTS] = outputs
 
     def figures(self, records: list[SampleRecord]) -> dict[str, Any] | None:
         return workflow_figures(records)
@@ -131,20 +147,25 @@ class WorkflowFamily(FamilyBase):
         )
 
 
-def run_step(box: SandboxBackend, step: SetupStep) -> None:
+def run_step(box: SandboxBackend, step: SetupStep, *, in_place: bool = True) -> None:
     """One setup or postconfig step: a script or a command runs in the home; desktop steps do nothing."""
     if step.kind != "command":
         return
     if "script" in step.args:
-        run_script(box, Path(step.args["script"]), step.args["dest"])
+        run_script(box, Path(step.args["script"]), step.args["dest"], in_place=in_place)
     else:
         argv = step.args.get("argv", "")
         box.bash(f"cd ~ && {shlex.join(map(str, argv)) if isinstance(argv, list) else argv}")
 
 
-def run_script(box: SandboxBackend, source: Path, dest: str) -> Any:
-    """Copy a script of the task into the home at `dest` and run it there with bash."""
-    written = box.write_file(dest, source.read_text(encoding="utf-8"))
+def run_script(box: SandboxBackend, source: Path, dest: str, *, in_place: bool = True) -> Any:
+    """Run a script of the task with bash in the home: copied there at `dest` first (a setup script, as
+    the official VM leaves it), or, `in_place=False` for the checks, given to bash as its text, so that
+    nothing in the home can replace it or change it while it runs."""
+    text = source.read_text(encoding="utf-8")
+    if not in_place:
+        return box.bash(f"cd ~ && /bin/bash -c {shlex.quote(text)} {shlex.quote(dest)}")
+    written = box.write_file(dest, text)
     if not written.ok:
         return written
     return box.bash(f"cd ~ && /bin/bash {shlex.quote(dest)}")

@@ -3,7 +3,9 @@
 The official scripts were written for a desktop VM: they `conda activate` an environment, open
 `gnome-terminal`, VS Code or a browser, and may pipe a password to `sudo`. In a sandbox the tools are on
 PATH already and there is no screen, so `conda activate` and the GUI launchers do nothing, and `sudo`
-runs its command as the sandbox's own user (what needs root still fails, as it should).
+runs its command as the sandbox's own user (what needs root still fails, as it should). The scripts
+also `source ~/anaconda3/etc/profile.d/conda.sh`: the checks get a stand-in `~/anaconda3` whose files
+define nothing (`conda_home`).
 """
 
 from __future__ import annotations
@@ -43,14 +45,38 @@ exec "$@"
 """
 
 
+_SOURCED = "# a stand-in of conda's file: `conda` is a stand-in command on PATH, nothing to define here\n"
+
+
 @functools.cache
 def tools_dir() -> Path:
     """A private folder of the stand-in commands (made once per process, removed at exit)."""
-    folder = Path(tempfile.mkdtemp(prefix="daharness-workflow-tools-"))
+    return _folder(
+        "daharness-workflow-tools-",
+        {name: _NO_OP for name in GUI_LAUNCHERS} | {"conda": _CONDA, "sudo": _SUDO},
+    )
+
+
+@functools.cache
+def conda_home() -> Path:
+    """A stand-in of `~/anaconda3` for the checks: the files scripts source define nothing, its `conda`
+    is the stand-in command (made once per process, removed at exit)."""
+    files = {
+        "etc/profile.d/conda.sh": _SOURCED, "bin/activate": _SOURCED, "bin/deactivate": _SOURCED,
+        "bin/conda": _CONDA, "condabin/conda": _CONDA,
+    }  # fmt: skip
+    return _folder("daharness-workflow-conda-", files)
+
+
+def _folder(prefix: str, files: dict[str, str]) -> Path:
+    """A new folder holding `files` (executable, readable by the sandbox's user), removed at exit."""
+    folder = Path(tempfile.mkdtemp(prefix=prefix))
     atexit.register(shutil.rmtree, folder, True)
-    scripts = {name: _NO_OP for name in GUI_LAUNCHERS} | {"conda": _CONDA, "sudo": _SUDO}
-    for name, text in scripts.items():
+    for name, text in files.items():
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
         (folder / name).write_text(text)
         (folder / name).chmod(0o755)
-    folder.chmod(0o755)
+    for path in [folder, *folder.rglob("*")]:
+        if path.is_dir():
+            path.chmod(0o755)
     return folder

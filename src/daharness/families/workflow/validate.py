@@ -1,9 +1,13 @@
 """`daharness validate` for workflow (Spider2-V) suites.
 
-For every supported task: the untouched state after setup must score 0 (no task passes without work);
-where the expected result is one file compared by one function (a `*_gt*.xlsx`, a gold CSV, a gold
-DuckDB checked by `check_local_database` alone), that file put at the result path must score 1; and a
-task with a reference solution must score 1 with it. Unsupported tasks are listed with their reason.
+For every supported task: the untouched state after setup must score 0 (no task passes without work),
+and so must the state where the task's tools only did again what the setup gives them to do, on the
+files as the setup left them (`dbt seed`, `dbt run` and `dbt build` in every dbt project, every notebook
+executed as it is, every workbook saved unchanged): a task that this passes asks for nothing more (a
+"bug" the tool accepts, a notebook that only needs running). Where the expected result is one file
+compared by one function (a `*_gt*.xlsx`, a gold CSV, a gold DuckDB checked by `check_local_database`
+alone), that file put at the result path must score 1; and a task with a reference solution must score 1
+with it. Unsupported tasks are listed with their reason.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from daharness.agents.reference import ReferenceAgent
+from daharness.core.agent import Agent
 from daharness.core.backend import SandboxBackend, Snapshot
 from daharness.core.limits import Limits
 from daharness.core.runlog import ScoringSettings
@@ -43,12 +48,43 @@ class IdleAgent:
         return Submission(stop_reason="idle")
 
 
+# the tools' own commands on every file of their kind that the setup left (hidden folders and installed
+# dbt packages aside), errors ignored: dbt in each project, each notebook executed, each workbook saved
+_EACH = (
+    "find . -path '*/.*' -prune -o -name '{pattern}' -print | grep -v /dbt_packages/ | "
+    "while read -r found; do {command} >/dev/null 2>&1; done"
+)
+_TOOLS = {
+    "dbt_project.yml": '(cd "$(dirname "$found")" || exit; dbt seed; dbt run; dbt build)',
+    "*.ipynb": 'jupyter nbconvert --to notebook --execute --inplace --allow-errors "$found"',
+    "*.xlsx": 'python -c "import openpyxl, sys; openpyxl.load_workbook(sys.argv[1]).save(sys.argv[1])" "$found"',
+}
+SETUP_COMMANDS = tuple(_EACH.format(pattern=pattern, command=command) for pattern, command in _TOOLS.items())
+
+
+class SetupCommandsAgent:
+    """Runs only the tools' own commands on the files as the setup left them, changing nothing itself:
+    what a task scores when its tools do again what the setup gives them to do."""
+
+    name = "setup-commands"
+
+    def describe(self) -> dict[str, Any]:
+        return {"name": self.name}
+
+    def solve(self, task: Task, sandbox: SandboxBackend) -> Submission:
+        submission = Submission(stop_reason="setup-commands")
+        for command in SETUP_COMMANDS:
+            submission.act("bash", {"command": command}, sandbox.bash(f"cd ~ && {command}"))
+        return submission
+
+
 @dataclass
 class WorkflowValidation:
     task_id: str
     supported: bool = True
     reason: str = ""
     initial: float | None = None
+    setup_only: float | None = None
     gold: float | None = None
     reference: float | None = None
     problems: list[str] = field(default_factory=list)
@@ -59,7 +95,8 @@ class WorkflowValidation:
 
     def as_json(self) -> dict[str, Any]:
         found: dict[str, Any] = {
-            "supported": self.supported, "reason": self.reason, "initial": self.initial, "gold": self.gold,
+            "supported": self.supported, "reason": self.reason, "initial": self.initial,
+            "setup_only": self.setup_only, "gold": self.gold,
         }  # fmt: skip
         if self.reference is not None:
             found["reference"] = self.reference
@@ -90,12 +127,18 @@ def validate_workflow_task(
         result.initial = initial.value
         if initial.value > 0:
             result.problems.append(f"the untouched state scores {initial.value:.3f}: {initial.explanation}")
+        result.setup_only = _score_of(task, SetupCommandsAgent(), sandbox, scoring)
+        if result.setup_only >= 1.0:
+            result.problems.append(
+                f"only running the tools again on the files as the setup left them scores "
+                f"{result.setup_only:.3f} (dbt seed/run/build, executing the notebooks, saving the workbooks)"
+            )
         if (target := single_gold_target(task)) is not None:
             result.gold = _score_with_gold(task, submission, snapshot, target, scoring)
             if result.gold < 1.0:
                 result.problems.append(f"the gold file at {target[0]} scores {result.gold:.3f}")
         if task.reference is not None:
-            result.reference = _reference_score(task, sandbox, scoring)
+            result.reference = _score_of(task, ReferenceAgent(), sandbox, scoring)
             if result.reference < 1.0:
                 result.problems.append(f"the reference solution scores {result.reference:.3f}")
     except Exception as exc:  # a broken task is a finding, not a crash of the command
@@ -130,8 +173,8 @@ def _score_with_gold(
         return score_submission(task, submission, folder_snapshot(copy), scoring).value
 
 
-def _reference_score(task: Task, sandbox: SandboxSettings, scoring: ScoringSettings) -> float:
-    submission, snapshot = solve_and_collect(task, ReferenceAgent(), sandbox)
+def _score_of(task: Task, agent: Agent, sandbox: SandboxSettings, scoring: ScoringSettings) -> float:
+    submission, snapshot = solve_and_collect(task, agent, sandbox)
     try:
         return score_submission(task, submission, snapshot, scoring).value
     finally:
@@ -139,9 +182,10 @@ def _reference_score(task: Task, sandbox: SandboxSettings, scoring: ScoringSetti
 
 
 def print_workflow_validation(console: Console, suite: str, results: list[Any]) -> None:
-    """The table of `daharness validate` on a workflow suite: support, untouched and gold scores."""
+    """The table of `daharness validate` on a workflow suite: support, and the scores of the untouched
+    state, of the setup's commands run again, of the gold file and of the reference."""
     table = Table(title=f"{suite}: validation", title_justify="left")
-    for column in ("task", "supported", "initial", "gold", "reference", "verdict"):
+    for column in ("task", "supported", "initial", "setup only", "gold", "reference", "verdict"):
         table.add_column(column)
 
     def value(number: float | None) -> str:
@@ -153,8 +197,8 @@ def print_workflow_validation(console: Console, suite: str, results: list[Any]) 
         else:
             verdict = "[green]ok[/]" if result.ok else "[red]" + escape("; ".join(result.problems)) + "[/]"
         table.add_row(
-            result.task_id, "yes" if result.supported else "no", value(result.initial), value(result.gold),
-            value(result.reference), verdict,
+            result.task_id, "yes" if result.supported else "no", value(result.initial),
+            value(result.setup_only), value(result.gold), value(result.reference), verdict,
         )  # fmt: skip
     console.print(table)
     supported = [r for r in results if r.supported]

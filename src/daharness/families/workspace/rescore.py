@@ -4,6 +4,7 @@ task and eval files, and the table of what they scored."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -11,7 +12,9 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from daharness.core.backend import Snapshot
 from daharness.core.errors import UserError
+from daharness.core.limits import Limits
 from daharness.core.record import SampleRecord
 from daharness.core.runlog import ScoringSettings
 from daharness.core.score import Score
@@ -19,9 +22,11 @@ from daharness.core.submission import Submission
 from daharness.core.task import Task
 from daharness.families.workspace.dacode import load_dacode
 from daharness.families.workspace.family import category_figures
+from daharness.runs.bounded_scoring import score_within_limits
 from daharness.runs.pipeline import record_fields
 from daharness.sandbox.workspace import folder_snapshot
 from daharness.scoring import score_submission
+from daharness.scoring.apply import describe
 
 
 def rescore_dacode(
@@ -32,6 +37,7 @@ def rescore_dacode(
     outputs_dir: Path,
     source_dir: Path | None,
     mode: str,
+    confined: bool = True,
 ) -> tuple[dict[str, Any], list[str]]:
     """Score the outputs of an earlier DA-Agent run (`<outputs>/<id>/` with `dabench/result.json`).
 
@@ -39,7 +45,9 @@ def rescore_dacode(
     is missing scores 0 (the official tool silently leaves it out of the average; in compat mode the
     result says how many were left out that way); a result.json that is not JSON, or lacks `result`,
     scores 0; in compat a run that did not finish (`"finished": false`) scores 0, as officially; a
-    scorer that fails (e.g. a gold file the benchmark lacks) scores 0 with the error."""
+    scorer that fails (e.g. a gold file the benchmark lacks) scores 0 with the error. The folders are
+    agents' files: they are read, result.json included, only in the confined scoring worker
+    (`confined=False`: unconfined, `--sandbox unsafe-local`)."""
     if not outputs_dir.is_dir():  # every task would score 0 for a mistyped path
         raise UserError(f"--outputs {outputs_dir}: not a folder")
     tasks = load_dacode(
@@ -55,12 +63,12 @@ def rescore_dacode(
     explanations: dict[str, str] = {}
     for task in tasks:
         folder = outputs_dir / task.id
-        result_file = folder / "dabench" / "result.json"
+        result_file = folder / DACODE_RESULT
         if not result_file.is_file():
             missing.append(task.id)
             score = Score(value=0.0, explanation=f"no {result_file.relative_to(outputs_dir)}")
         else:
-            score = _score_output(task, folder, result_file, settings, mode)
+            score = _score_output(task, folder, settings, confined)
         explanations[task.id] = score.explanation
         records.append(_record(task, score.value))
     scores = {r.id: r.score.value for r in records}  # type: ignore[union-attr]
@@ -77,25 +85,49 @@ def rescore_dacode(
     return figures, [w for task in tasks for w in task.warnings]
 
 
-def _score_output(task: Task, folder: Path, result_file: Path, settings: ScoringSettings, mode: str) -> Score:
-    """One DA-Agent output folder; any problem is a 0 with the reason."""
+DACODE_RESULT = "dabench/result.json"
+
+
+def _score_output(task: Task, folder: Path, settings: ScoringSettings, confined: bool) -> Score:
+    """One DA-Agent output folder, every file of it the agent's, scored in the scoring worker."""
+    collected = folder_snapshot(folder)
+    snapshot = replace(collected, changed=tuple(sorted(collected.files)))
     try:
-        result = json.loads(result_file.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        return Score(value=0.0, explanation=f"{result_file.name} is not valid JSON ({exc})")
-    if not isinstance(result, dict) or "result" not in result:
-        return Score(value=0.0, explanation=f"{result_file.name} has no 'result' field")
-    if mode == "compat" and result.get("finished") is False:
-        return Score(value=0.0, explanation="the run did not finish (the official evaluator scores it 0)")
-    answer = result["result"]
-    submission = Submission(
-        answers=[answer if isinstance(answer, str) else json.dumps(answer)],
-        finished=result.get("finished") is not False,
-    )
-    try:
-        return score_submission(task, submission, folder_snapshot(folder), settings)
+        return score_within_limits(
+            task, Submission(), snapshot, settings, Limits(), confined=confined, call=SCORE_DACODE_OUTPUT
+        )
     except Exception as exc:  # a benchmark defect (e.g. a missing gold file) must not stop the others
         return Score(value=0.0, explanation=f"cannot score: {type(exc).__name__}: {exc}")
+
+
+SCORE_DACODE_OUTPUT = "daharness.families.workspace.rescore:score_dacode_output"
+
+
+def score_dacode_output(
+    task: Task, submission: Submission, snapshot: Snapshot, settings: ScoringSettings
+) -> Score:
+    """Runs in the scoring worker: the answer in the folder's dabench/result.json, then the task's
+    scorers; any problem with result.json is a 0 with the reason."""
+    result_file = snapshot.path(DACODE_RESULT)
+    if result_file is None:
+        return Score(value=0.0, explanation=f"no {DACODE_RESULT} was read (see the withheld files)")
+    try:
+        result = json.loads(result_file.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
+        return Score(value=0.0, explanation=f"{result_file.name} is not valid JSON ({describe(exc)})")
+    if not isinstance(result, dict) or "result" not in result:
+        return Score(value=0.0, explanation=f"{result_file.name} has no 'result' field")
+    if settings.modes.get("workspace") == "compat" and result.get("finished") is False:
+        return Score(value=0.0, explanation="the run did not finish (the official evaluator scores it 0)")
+    answer = result["result"]
+    try:
+        text = answer if isinstance(answer, str) else json.dumps(answer)
+    except (ValueError, RecursionError) as exc:
+        return Score(
+            value=0.0, explanation=f"{result_file.name}: its 'result' cannot be read ({describe(exc)})"
+        )
+    scored = replace(submission, answers=[text], finished=result.get("finished") is not False)
+    return score_submission(task, scored, snapshot, settings)
 
 
 def _record(task: Task, value: float) -> SampleRecord:

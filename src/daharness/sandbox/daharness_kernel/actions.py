@@ -1,4 +1,5 @@
-"""The four kinds of step: Python in the persistent namespace, a Bash command, a SQL query, a file write.
+"""The kinds of step: Python in the persistent namespace, a Bash command, a SQL query, a file write, and
+pyautogui code on the desktop's screen.
 
 Each returns a dict with `error` (name, value, traceback) and, where it applies, `exit_status` and
 `timed_out`; the server adds the captured output.
@@ -7,6 +8,7 @@ Each returns a dict with `error` (name, value, traceback) and, where it applies,
 from __future__ import annotations
 
 import ast
+import builtins
 import contextlib
 import linecache
 import os
@@ -56,6 +58,23 @@ def run_python(namespace: dict[str, Any], request: dict[str, Any]) -> dict[str, 
         sys.stdout.flush()
         sys.stderr.flush()
     return {}
+
+
+def run_pyautogui(request: dict[str, Any]) -> dict[str, Any]:
+    """pyautogui code as the paper's agents write it: pyautogui and time come imported, and each action
+    runs in a namespace of its own (nothing is shared between actions). The fail-safe is off, as in the
+    official controller: a move to a corner of the screen is an action like any other."""
+    namespace: dict[str, Any] = {"__name__": "__main__", "__builtins__": builtins}
+    try:
+        import pyautogui
+
+        pyautogui.FAILSAFE = False
+    except Exception as exc:  # no display, or the package is missing
+        return {"error": error(type(exc).__name__, f"pyautogui is not usable here: {exc}")}
+    import time
+
+    namespace.update(pyautogui=pyautogui, time=time)
+    return run_python(namespace, request)
 
 
 def run_bash(request: dict[str, Any]) -> dict[str, Any]:

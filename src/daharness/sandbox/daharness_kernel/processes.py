@@ -3,10 +3,28 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import subprocess
 import time
+import weakref
 from pathlib import Path
+from typing import Any
+
+_popens: weakref.WeakSet[subprocess.Popen[Any]] = weakref.WeakSet()
+
+
+def track_popen_objects() -> None:
+    """Keep a weak set of the Popen objects made from now on: they wait for their own child. (Asking the
+    garbage collector for every object would be refused where the interactive family records calls.)"""
+    original = subprocess.Popen.__init__
+
+    @functools.wraps(original)
+    def init(self: subprocess.Popen[Any], *args: Any, **kwargs: Any) -> None:
+        original(self, *args, **kwargs)
+        _popens.add(self)
+
+    subprocess.Popen.__init__ = init  # type: ignore[method-assign]
 
 
 def reap_untracked_zombies() -> None:
@@ -23,10 +41,9 @@ def reap_untracked_zombies() -> None:
                 zombies.append(int(pid))
     if not zombies:
         return
-    import gc
     import multiprocessing.process
 
-    tracked = {o.pid for o in gc.get_objects() if isinstance(o, subprocess.Popen)}
+    tracked = {popen.pid for popen in list(_popens)}
     tracked |= {child.pid for child in getattr(multiprocessing.process, "_children", set())}
     for pid in zombies:
         if pid not in tracked:

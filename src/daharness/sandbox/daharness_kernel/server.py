@@ -1,7 +1,8 @@
 """The kernel's main loop: apply the limits, take over the standard descriptors, answer requests.
 
 Requests: {"kind": "python", "code", "timeout"} | {"kind": "bash", "command", "timeout"} |
-{"kind": "sql", "database", "query", "output", "timeout"} | {"kind": "write_file", "path", "content"}.
+{"kind": "sql", "database", "query", "output", "timeout"} | {"kind": "write_file", "path", "content"} |
+{"kind": "pyautogui", "code", "timeout"} (an action on the desktop's screen, in a namespace of its own).
 Each gets one response with stdout, stderr, error (name, value, traceback), truncated, exit_status,
 duration, the chart captures received during the step (`captures`, `captures_dropped`) and, in a
 sandbox of its own, the number of processes.
@@ -22,7 +23,7 @@ from typing import Any
 from . import actions
 from .captures import CaptureInbox
 from .output import CappedStream
-from .processes import peak_process_count, reap_untracked_zombies
+from .processes import peak_process_count, reap_untracked_zombies, track_popen_objects
 
 _LIMITS = {
     "memory_bytes": resource.RLIMIT_AS,
@@ -57,6 +58,7 @@ class Kernel:
             "bash": actions.run_bash,
             "sql": actions.run_sql,
             "write_file": actions.write_file,
+            "pyautogui": actions.run_pyautogui,
         }
 
     def serve(self) -> None:
@@ -137,6 +139,7 @@ def _install_chart_capture(path: str | None) -> CaptureInbox | None:
 
 def main(config: dict[str, Any]) -> None:
     _apply_limits(config)
+    track_popen_objects()
     if config.get("workdir"):
         os.chdir(config["workdir"])
     sys.path.extend(config.get("python_path") or [])  # the task's private libraries (-I ignores PYTHONPATH)

@@ -2,8 +2,9 @@
 
 The interactive family's after-hook (``daharness/families/interactive/family.py``) runs, in two fresh sandboxes,
 the dialogue's earlier code and then the reference code, and the same earlier code and then the agent's
-code; it records each intent's result and puts both records in ``submission.evidence["interactive"]``.
-This scorer never reads the agent's code as an answer: it compares those records.
+code; it keeps what each left (its results file and plots, unread: ``record.py``) in
+``submission.evidence["interactive"]``. This scorer reads them, in the scoring worker, and never reads
+the agent's code as an answer: it compares those records.
 
 Rules (Tapilot-Crossing, section 4.2 and Appendix H):
 
@@ -12,8 +13,11 @@ Rules (Tapilot-Crossing, section 4.2 and Appendix H):
   for an intent, is wrong, and the reason is kept per intent.
 * With a private library, AccR = Acc x recall of the library functions the reference code calls among
   those the agent's code calls (``interactive_private``). In ``corrected`` mode a call counts only if it
-  also ran (the after-hook traces the library's functions), so calls in dead code do not count; in
-  ``official`` mode the syntax tree alone decides, as the paper's AST rule.
+  also ran (the after-hook records the library's functions where the code cannot reach the record), so
+  calls in dead code do not count; in ``official`` mode the syntax tree alone decides, as the paper's
+  AST rule. In both, code that tampered with the record of its calls (``evidence["agent"]["tampering"]``)
+  gets a recall of 0. Recall has no precision term (as in the paper): calling every library function,
+  even inside ``try``/``except`` and with its result thrown away, earns full recall.
 
 The score's value is Acc; ``details`` holds AccR, the recall, the per-intent verdicts, and the turn's
 mode, action and result types (the family's report reads them).
@@ -30,10 +34,11 @@ from pydantic import Field, model_validator
 
 from daharness.core.registry import scorer
 from daharness.core.score import Check, Score
-from daharness.core.scoring import ModeGroup, ScorerOptions, ScoringContext
+from daharness.core.scoring import GoldProblem, ModeGroup, ScorerOptions, ScoringContext
 from daharness.core.submission import UserTurn
 from daharness.families.interactive.scorers.plots import compare_plot
 from daharness.families.interactive.scorers.private import called_functions, recall
+from daharness.families.interactive.scorers.record import read_record
 from daharness.families.interactive.scorers.values import Verdict, compare_value
 
 INTERACTIVE_MODES = ModeGroup(
@@ -113,10 +118,12 @@ def _intent_verdict(
     intent: Intent, expected: dict[str, Any], actual: dict[str, Any] | None, mode: str
 ) -> tuple[Verdict, dict[str, Any]]:
     if "missing" in expected:
-        raise ValueError(f"the reference leaves no result for {intent.label()}: {expected['missing']}")
+        raise GoldProblem(f"the reference leaves no result for {intent.label()}: {expected['missing']}")
     if actual is None:
         return Verdict(False, "no result"), {}
     if intent.type == "plot":
+        if "missing" in actual:
+            return Verdict(False, actual["missing"]), {}
         png = actual.get("png")
         return compare_plot(
             Path(expected["png"]),
@@ -156,7 +163,10 @@ def interactive_code(context: ScoringContext, options: InteractiveCodeOptions) -
             explanation="no execution evidence (the interactive family's after-hook did not run this code)",
             details={**details, "acc": 0.0, "accr": 0.0},
         )
-    reference, agent = evidence["reference"], evidence["agent"]
+    reference = read_record(evidence["reference"])
+    if reference["error"]:
+        raise GoldProblem(f"the reference's results cannot be read: {reference['error']}")
+    agent = read_record(evidence["agent"])
     failure = agent.get("error")
     checks: list[Check] = []
     intents: list[dict[str, Any]] = []
@@ -183,11 +193,12 @@ def interactive_code(context: ScoringContext, options: InteractiveCodeOptions) -
     if options.library:
         written = called_functions(evidence.get("code", ""), options.library, options.library_functions)
         ran = set(agent.get("private_calls") or [])
-        used = written if context.mode == "official" else written & ran
+        tampering = list(agent.get("tampering") or [])
+        used = set() if tampering else written if context.mode == "official" else written & ran
         share = recall(set(options.reference_calls), used)
         details.update(
             recall=round(share, 4), reference_calls=sorted(options.reference_calls), agent_calls=sorted(used),
-            written_calls=sorted(written), executed_calls=sorted(ran),
+            written_calls=sorted(written), executed_calls=sorted(ran), tampering=tampering,
         )  # fmt: skip
         details["accr"] = acc * share
     else:
@@ -196,6 +207,8 @@ def interactive_code(context: ScoringContext, options: InteractiveCodeOptions) -
     explanation = f"all {len(checks)} intents right" if not wrong else "; ".join(wrong)
     if options.library and acc:
         explanation += f"; private-function recall {details['recall']:.2f}"
+    if options.library and details["tampering"]:
+        explanation += "; no private-function recall: the code " + "; ".join(details["tampering"])
     return Score(
         value=acc,
         explanation=explanation,

@@ -47,8 +47,8 @@ def plot_similarity(expected: Path, actual: Path) -> float:
 def compare_plot(
     expected_png: Path,
     actual_png: Path | None,
-    expected_capture: dict[str, Any] | None,
-    actual_capture: dict[str, Any] | None,
+    expected_capture: dict[str, Any] | Path | None,
+    actual_capture: dict[str, Any] | Path | None,
     *,
     mode: str,
 ) -> tuple[Verdict, dict[str, Any]]:

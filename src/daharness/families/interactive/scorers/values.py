@@ -35,6 +35,8 @@ from typing import Any
 
 import numpy as np
 
+from daharness.core.scoring import GoldProblem
+
 Mode = str  # "corrected" | "official"
 ABSOLUTE_TOLERANCE = 1e-8
 _MISSING = "<NA>"
@@ -332,7 +334,7 @@ def compare_value(
     if result_type in ("dataframe", "series"):
         wanted = table_of(expected)
         if wanted is None:
-            raise ValueError(f"the reference's result is {describe(expected)}, not a {result_type}")
+            raise GoldProblem(f"the reference's result is {describe(expected)}, not a {result_type}")
         if mode == "official" and _tag(actual) != result_type:
             return Verdict(False, f"got {describe(actual)}, not a {result_type}")
         found = table_of(actual)

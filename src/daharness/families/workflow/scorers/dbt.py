@@ -15,6 +15,7 @@ from daharness.core.registry import scorer
 from daharness.core.score import Score
 from daharness.core.scoring import ScoringContext
 from daharness.families.workflow.scorers.inputs import EvaluatorOptions, evaluate
+from daharness.scoring.outputs import duckdb_read_only
 
 CheckType = Literal[
     "table", "view", "table-schema", "view-schema", "table-schema-content", "view-schema-content"
@@ -81,9 +82,7 @@ Query = Callable[..., list[tuple[Any, ...]]]
 def _connect(db_type: str, path: Path) -> Iterator[Query]:
     """A read-only connection as a query function."""
     if db_type == "duckdb":
-        import duckdb  # imported when used: the family registers cheaply
-
-        connection: Any = duckdb.connect(str(path), read_only=True)
+        connection: Any = duckdb_read_only(path)
     else:
         connection = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
     try:

@@ -81,7 +81,7 @@ from daharness.scoring.chart_captures import (
 )
 from daharness.scoring.chart_corrected import ChartView, views_from_dabench
 from daharness.scoring.chart_match import fuzz_ratio, similarity
-from daharness.scoring.outputs import OutputFileOptions, nothing_collected
+from daharness.scoring.outputs import OutputFileOptions, nothing_collected, read_npy
 
 __all__ = ["ChartFiles", "fuzz_ratio", "load_capture", "score_chart", "similarity"]
 
@@ -125,7 +125,7 @@ def _read_dabench(files: ChartFiles) -> tuple[dict[str, Any], np.ndarray]:
     except (OSError, ValueError) as error:
         raise ValueError(f"unreadable plot.json: {error}") from error
     try:
-        matrix = np.load(files.data, allow_pickle=False)
+        matrix = read_npy(files.data)
     except (OSError, ValueError) as error:
         raise ValueError(f"unreadable result.npy: {error}") from error
     if not isinstance(params, dict):

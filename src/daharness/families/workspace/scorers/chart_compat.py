@@ -34,7 +34,9 @@ Two parts, each reproducing official code of yiyihum/da-code (b211daf):
   Which files are read follows the official lists: the predicted images are the answer's file names
   (directories dropped) in the output folder, and the first ``.json`` / ``.npy`` among them precede
   ``dabench/plot.json`` / ``dabench/result.npy``. An unreadable file or a value of the wrong type, which
-  makes the official code raise, scores 0 with the reason.
+  makes the official code raise, scores 0 with the reason. One departure: an object array in a
+  ``result.npy`` scores 0 with the reason, where the official code unpickles it (running whatever code
+  the file names, on the host).
 """
 
 from __future__ import annotations
@@ -55,6 +57,7 @@ from daharness.scoring.chart_match import (
     official_text,
     same,
 )
+from daharness.scoring.outputs import read_npy
 
 IMAGE_TOLERANCE = 0.01
 DATA_TOLERANCE = 0.01
@@ -292,7 +295,7 @@ def _loadcapture_floats(value: Path | np.ndarray, side: str) -> np.ndarray:
     if isinstance(value, np.ndarray):
         return value
     try:
-        return np.asarray(np.load(value, allow_pickle=True))
+        return np.asarray(read_npy(value))
     except (OSError, ValueError, EOFError) as error:
         raise _OfficialFailure(f"the {side} result.npy is unreadable: {error}") from error
 

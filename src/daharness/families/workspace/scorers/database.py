@@ -3,7 +3,8 @@
 Each gold table (every table of the gold database, or the ``tables`` asked for) is read from both files
 and compared with the table rule of :mod:`daharness.families.workspace.scorers.table` (columns matched by content, names
 and order ignored). The file type comes from the extension: ``.duckdb`` / ``.ddb`` is DuckDB, anything
-else SQLite. Both files are opened read-only; nothing is written next to them.
+else SQLite. Both files are opened read-only; nothing is written next to them. DuckDB runs with external
+access off, so a view that reads another file (a host file, the gold) or loads an extension fails.
 
 Two modes:
 
@@ -58,7 +59,7 @@ from daharness.families.workspace.scorers.table import (
     compare_frames,
     read_csv,
 )
-from daharness.scoring.outputs import nothing_collected
+from daharness.scoring.outputs import duckdb_read_only, nothing_collected
 
 Engine = Literal["sqlite", "duckdb"]
 DUCKDB_SUFFIXES = frozenset({".duckdb", ".ddb"})
@@ -120,9 +121,7 @@ def _open(path: Path) -> Iterator[_Database]:
     """Open read-only (a missing SQLite file is never created); raises the driver's error if it is no DB."""
     engine = engine_of(path)
     if engine == "duckdb":
-        import duckdb
-
-        connection: Any = duckdb.connect(str(path), read_only=True)
+        connection: Any = duckdb_read_only(path)
     else:
         connection = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
     try:

@@ -70,7 +70,7 @@ from pydantic import Field
 
 from daharness.core.registry import scorer
 from daharness.core.score import Score
-from daharness.core.scoring import ScoringContext
+from daharness.core.scoring import GoldProblem, ScoringContext
 from daharness.families.workspace.modes import WORKSPACE_MODES
 from daharness.scoring.exactness import TextRules, text_key
 from daharness.scoring.outputs import OutputFileOptions, nothing_collected
@@ -94,7 +94,7 @@ class ComparisonTimeout(Exception):
     """The comparison ran past its deadline."""
 
 
-class GoldTableError(ValueError):
+class GoldTableError(GoldProblem, ValueError):
     """The gold side (file, table or options) is unusable: a benchmark defect, not the agent's fault."""
 
 

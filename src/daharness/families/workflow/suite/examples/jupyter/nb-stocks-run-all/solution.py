@@ -14,4 +14,4 @@ def run(path, replace=None, append=()):
     command = ["jupyter", "nbconvert", "--to", "notebook", "--execute", "--inplace", path]
     subprocess.run(command, check=True, capture_output=True, text=True)
 
-run("Desktop/stocks.ipynb")
+run("Desktop/stocks.ipynb", replace={"['Price']": "['price']"})

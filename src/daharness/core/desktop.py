@@ -1,0 +1,335 @@
+"""The desktop an agent sees and drives, as Spider2-V (and OSWorld before it) define it.
+
+Observations: `screenshot` (the screen as PNG), `a11y_tree` (the accessibility tree pruned and
+linearised into the paper's table: TAG, NAME, POSITION (top-left x & y), SIZE (width & height), TEXT),
+`screenshot_a11y_tree` (both), and `som` (set-of-mark: the screenshot with a numbered box on each
+element of the table, which gains an INDEX column). Actions: pyautogui code, or the paper's JSON
+action space (`ScreenAction`), each executed on the screen in the sample's sandbox.
+
+The pruning follows the official agent (`mm_agents/accessibility_tree_wrap/heuristic_retrieve.py`):
+an element is kept when its tag is one a user acts on or reads, it is showing and visible, enabled
+(or editable, expandable, checkable), has a name or text, and has a position on screen and a size.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, model_validator
+
+SCREEN_WIDTH = 1920
+SCREEN_HEIGHT = 1080
+ObservationType = Literal["screenshot", "a11y_tree", "screenshot_a11y_tree", "som"]
+OBSERVATION_TYPES: tuple[ObservationType, ...] = ("screenshot", "a11y_tree", "screenshot_a11y_tree", "som")
+
+
+class DesktopUnavailable(RuntimeError):
+    """This sandbox has no desktop, or its desktop stopped; the message says why."""
+
+
+class ScreenElement(BaseModel):
+    """One element of the accessibility tree, placed on the screen (x = y = -1: not on screen)."""
+
+    tag: str
+    name: str = ""
+    text: str = ""
+    x: int = -1
+    y: int = -1
+    width: int = 0
+    height: int = 0
+    states: list[str] = Field(default_factory=list)
+    depth: int = 0
+
+    @property
+    def center(self) -> tuple[int, int]:
+        return self.x + self.width // 2, self.y + self.height // 2
+
+
+class DesktopView(BaseModel):
+    """One observation of the screen, in the form the run asked for."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    observation: ObservationType
+    image: bytes | None = Field(default=None, description="PNG: the screenshot (with the marks for som).")
+    table: str | None = Field(default=None, description="The linearised accessibility tree.")
+    elements: list[ScreenElement] = Field(
+        default_factory=list, description="The table's rows; for som, row i is mark i + 1."
+    )
+    duration_s: float = 0.0
+
+
+# ---- the table ------------------------------------------------------------------------------------
+
+_KEPT_TAGS = {
+    "alert", "canvas", "check-box", "combo-box", "entry", "icon", "image", "paragraph", "scroll-bar",
+    "section", "slider", "static", "table-cell", "terminal", "text",
+}  # fmt: skip
+_KEPT_ENDINGS = ("item", "button", "heading", "label", "scrollbar", "searchbox", "textbox", "link",
+                 "tabelement", "textfield", "textarea", "menu")  # fmt: skip
+_ACTIONABLE = {"enabled", "editable", "expandable", "checkable"}
+TABLE_HEADER = "TAG\tNAME\tPOSITION (top-left x & y)\tSIZE (width & height)\tTEXT"
+
+
+def keeps(element: ScreenElement, width: int = SCREEN_WIDTH, height: int = SCREEN_HEIGHT) -> bool:
+    """Whether an element is a row of the table (the official agent's pruning, see the module doc)."""
+    tag = element.tag
+    kept_tag = tag.startswith("document") or tag.endswith(_KEPT_ENDINGS) or tag in _KEPT_TAGS
+    states = set(element.states)
+    return (
+        kept_tag
+        and {"showing", "visible"} <= states
+        and bool(states & _ACTIONABLE)
+        and bool(element.name or element.text.strip())
+        and 0 <= element.x < width
+        and 0 <= element.y < height
+        and element.width > 0
+        and element.height > 0
+    )
+
+
+def linearize(elements: list[ScreenElement], *, index: bool = False) -> str:
+    """The paper's table, one element per line, tab-separated; with `index`, numbered from 1 (som)."""
+    lines = [("INDEX\t" if index else "") + TABLE_HEADER]
+    for number, element in enumerate(elements, start=1):
+        text = repr(element.text.strip())
+        row = f"{element.tag}\t{element.name}\t({element.x}, {element.y})\t({element.width}, {element.height})\t{text}"
+        lines.append(f"{number}\t{row}" if index else row)
+    return "\n".join(lines)
+
+
+# ---- the JSON action space ------------------------------------------------------------------------
+
+# pyautogui's key names (its KEYBOARD_KEYS), which the paper's PRESS, KEY_DOWN, KEY_UP and HOTKEY take
+_KEY_NAMES = """accept add alt altleft altright apps backspace browserback browserfavorites browserforward
+    browserhome browserrefresh browsersearch browserstop capslock clear convert ctrl ctrlleft ctrlright
+    decimal del delete divide down end enter esc escape execute f1 f2 f3 f4 f5 f6 f7 f8 f9 f10 f11 f12
+    f13 f14 f15 f16 f17 f18 f19 f20 f21 f22 f23 f24 final fn hanguel hangul hanja help home insert junja
+    kana kanji launchapp1 launchapp2 launchmail launchmediaselect left modechange multiply nexttrack
+    nonconvert num0 num1 num2 num3 num4 num5 num6 num7 num8 num9 numlock pagedown pageup pause pgdn
+    pgup playpause prevtrack print printscreen prntscrn prtsc prtscr return right scrolllock select
+    separator shift shiftleft shiftright sleep stop subtract tab up volumedown volumemute volumeup win
+    winleft winright yen command option optionleft optionright"""
+KEYBOARD_KEYS = frozenset(
+    ["\t", "\n", "\r", " ", *(chr(c) for c in range(0x21, 0x7F) if not chr(c).isupper()), *_KEY_NAMES.split()]
+)
+X = Annotated[float, Field(ge=0, le=SCREEN_WIDTH)]
+Y = Annotated[float, Field(ge=0, le=SCREEN_HEIGHT)]
+Button = Literal["left", "right", "middle"]
+
+
+def _key(value: str) -> str:
+    if value.lower() not in KEYBOARD_KEYS:
+        raise ValueError(f"invalid keyboard key {value!r}")
+    return value.lower() if len(value) > 1 else value
+
+
+Key = Annotated[str, Field(min_length=1)]
+
+
+class _Action(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    def pyautogui(self) -> str:
+        """The action as pyautogui code (the sandbox imports pyautogui and time for it)."""
+        return ""
+
+
+class _Point(_Action):
+    x: X | None = None
+    y: Y | None = None
+
+    @model_validator(mode="after")
+    def _both_or_neither(self) -> _Point:
+        if (self.x is None) != (self.y is None):
+            raise ValueError("give both x and y, or neither")
+        return self
+
+    def _at(self) -> str:
+        return "" if self.x is None else f"x={self.x:g}, y={self.y:g}"
+
+
+class MoveTo(_Action):
+    action_type: Literal["MOVE_TO"]
+    x: X
+    y: Y
+
+    def pyautogui(self) -> str:
+        return f"pyautogui.moveTo({self.x:g}, {self.y:g})"
+
+
+class Click(_Point):
+    action_type: Literal["CLICK"]
+    button: Button = "left"
+    num_clicks: Literal[1, 2, 3] = 1
+
+    def pyautogui(self) -> str:
+        where = f"{self._at()}, " if self.x is not None else ""
+        return f"pyautogui.click({where}button={self.button!r}, clicks={self.num_clicks})"
+
+
+class RightClick(_Point):
+    action_type: Literal["RIGHT_CLICK"]
+
+    def pyautogui(self) -> str:
+        return f"pyautogui.rightClick({self._at()})"
+
+
+class DoubleClick(_Point):
+    action_type: Literal["DOUBLE_CLICK"]
+
+    def pyautogui(self) -> str:
+        return f"pyautogui.doubleClick({self._at()})"
+
+
+class MouseDown(_Action):
+    action_type: Literal["MOUSE_DOWN"]
+    button: Button = "left"
+
+    def pyautogui(self) -> str:
+        return f"pyautogui.mouseDown(button={self.button!r})"
+
+
+class MouseUp(_Action):
+    action_type: Literal["MOUSE_UP"]
+    button: Button = "left"
+
+    def pyautogui(self) -> str:
+        return f"pyautogui.mouseUp(button={self.button!r})"
+
+
+class DragTo(_Action):
+    action_type: Literal["DRAG_TO"]
+    x: X
+    y: Y
+
+    def pyautogui(self) -> str:
+        return f"pyautogui.dragTo({self.x:g}, {self.y:g}, duration=0.5, button='left', mouseDownUp=True)"
+
+
+class Scroll(_Action):
+    action_type: Literal["SCROLL"]
+    clicks: int
+
+    def pyautogui(self) -> str:
+        return f"pyautogui.scroll({self.clicks})"
+
+
+class Typing(_Action):
+    action_type: Literal["TYPING"]
+    text: str
+
+    def pyautogui(self) -> str:
+        return f"pyautogui.typewrite({self.text!r})"
+
+
+class _KeyAction(_Action):
+    key: Key
+
+    @model_validator(mode="after")
+    def _known(self) -> _KeyAction:
+        self.key = _key(self.key)
+        return self
+
+
+class Press(_KeyAction):
+    action_type: Literal["PRESS"]
+
+    def pyautogui(self) -> str:
+        return f"pyautogui.press({self.key!r})"
+
+
+class KeyDown(_KeyAction):
+    action_type: Literal["KEY_DOWN"]
+
+    def pyautogui(self) -> str:
+        return f"pyautogui.keyDown({self.key!r})"
+
+
+class KeyUp(_KeyAction):
+    action_type: Literal["KEY_UP"]
+
+    def pyautogui(self) -> str:
+        return f"pyautogui.keyUp({self.key!r})"
+
+
+class Hotkey(_Action):
+    action_type: Literal["HOTKEY"]
+    keys: list[Key] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _known(self) -> Hotkey:
+        # a combination names keys, not characters: ["ctrl", "S"] is Ctrl+S, not Ctrl+Shift+S
+        self.keys = [_key(key).lower() for key in self.keys]
+        return self
+
+    def pyautogui(self) -> str:
+        return f"pyautogui.hotkey({', '.join(map(repr, self.keys))})"
+
+
+class Wait(_Action):
+    action_type: Literal["WAIT"]
+    seconds: float = Field(default=1.0, ge=0, le=60)
+
+    def pyautogui(self) -> str:
+        return f"time.sleep({self.seconds:g})"
+
+
+class Fail(_Action):
+    action_type: Literal["FAIL"]
+
+
+class Done(_Action):
+    action_type: Literal["DONE"]
+
+
+ScreenAction = Annotated[
+    MoveTo
+    | Click
+    | RightClick
+    | DoubleClick
+    | MouseDown
+    | MouseUp
+    | DragTo
+    | Scroll
+    | Typing
+    | Press
+    | KeyDown
+    | KeyUp
+    | Hotkey
+    | Wait
+    | Fail
+    | Done,
+    Field(discriminator="action_type"),
+]
+_ACTIONS: TypeAdapter[Any] = TypeAdapter(ScreenAction)
+_ALIASES = {"DRAG": "DRAG_TO", "KEY": "PRESS", "TYPE": "TYPING"}
+
+
+def parse_screen_action(data: Any) -> Any:
+    """A JSON action of the paper's action space (a dict, or the bare words WAIT, FAIL, DONE), checked;
+    a ValueError with one line naming the problem otherwise. Parameters may sit beside `action_type`
+    or, as in the official examples, under `parameters`."""
+    if isinstance(data, str) and data.strip().upper() in ("WAIT", "FAIL", "DONE"):
+        data = {"action_type": data.strip().upper()}
+    if not isinstance(data, dict):
+        raise ValueError(f"an action is a JSON object with an action_type, not {type(data).__name__}")
+    flat = {k: v for k, v in data.items() if k != "parameters"}
+    if isinstance(data.get("parameters"), dict):
+        flat.update(data["parameters"])
+    if isinstance(flat.get("action_type"), str):
+        kind = flat["action_type"].upper()
+        flat["action_type"] = _ALIASES.get(kind, kind)
+    try:
+        return _ACTIONS.validate_python(flat)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = [str(part) for part in first["loc"][1:]]  # the first part is the action type itself
+        problem = first["msg"].removeprefix("Value error, ")
+        field = f"field {'.'.join(where)!r}: " if where else ""
+        raise ValueError(f"{flat.get('action_type', 'action')}: {field}{problem}") from None
+
+
+def is_final(action: Any) -> bool:
+    """DONE and FAIL end the episode; nothing is executed for them."""
+    return isinstance(action, Done | Fail)

@@ -1,0 +1,224 @@
+"""The accessibility tree of the desktop's applications, read over the AT-SPI bus with jeepney.
+
+The walk goes level by level and sends each level's calls in one go before reading the answers (an
+application answers one call at a time, but the round trips overlap). Like the official server it
+stops at depth 50 and at 1024 children of one element; unlike it, it does not descend below an element
+that is off screen (its children are too), and an element that manages its descendants (a spreadsheet's
+table of a billion cells) is asked for the cells it shows, through its Table interface, rather than for
+all of its children.
+"""
+
+from __future__ import annotations
+
+import socket
+from typing import Any
+
+from jeepney import DBusAddress, HeaderFields, Message, MessageType, new_method_call
+from jeepney.io.blocking import DBusConnection
+
+ACCESSIBLE = "org.a11y.atspi.Accessible"
+_PROPERTIES = "org.freedesktop.DBus.Properties"
+_REGISTRY = ("org.a11y.atspi.Registry", "/org/a11y/atspi/accessible/root")
+MAX_DEPTH = 50
+MAX_CHILDREN = 1024
+MAX_CELLS = 2000  # visible cells of one table (a full-screen spreadsheet shows about 1000)
+MAX_TEXT = 4000
+_TIMEOUT_S = 5.0
+# AtspiStateType, in bit order (atspi-constants.h)
+_STATE_NAMES = """invalid active armed busy checked collapsed defunct editable enabled expandable expanded
+    focusable focused has_tooltip horizontal iconified modal multi_line multiselectable opaque pressed
+    resizable selectable selected sensitive showing single_line stale transient vertical visible
+    manages_descendants indeterminate required truncated animated invalid_entry supports_autocompletion
+    selectable_text is_default visited checkable has_popup read_only"""
+STATES = _STATE_NAMES.split()
+_SHOWING = 1 << STATES.index("showing")
+_MANAGES = 1 << STATES.index("manages_descendants")
+
+
+_Ref = tuple[str, str, int, bool]  # bus name, object path, depth, whether it is a table's cell
+
+
+class AccessibilityBus:
+    """A connection to the desktop's accessibility bus, opened once (anonymous authentication)."""
+
+    def __init__(self, socket_path: str, skip_applications: tuple[str, ...] = ()) -> None:
+        sock = socket.socket(socket.AF_UNIX)
+        sock.settimeout(_TIMEOUT_S)
+        sock.connect(socket_path)
+        sock.sendall(b"\0AUTH ANONYMOUS\r\n")
+        answer = sock.recv(1024)
+        if not answer.startswith(b"OK"):
+            raise ConnectionError(f"the accessibility bus refused us: {answer[:80]!r}")
+        sock.sendall(b"BEGIN\r\n")
+        sock.settimeout(None)
+        self._bus = DBusConnection(sock)
+        self._skip = skip_applications
+
+    def elements(self) -> list[dict[str, Any]]:
+        """Every element on screen of every application, in document order, as {tag, name, text, x, y,
+        width, height, states, depth}. Elements off screen are left out (the table keeps none of them),
+        and so is an application that does not answer in time (busy starting, say): the others are
+        still seen."""
+        roots = self._call_all([_call(*_REGISTRY, ACCESSIBLE, "GetChildren")])[0]
+        found: list[dict[str, Any]] = []
+        for bus, path in roots[0] if roots else []:
+            try:
+                found += self._application(bus, path)
+            except TimeoutError:
+                continue
+        return found
+
+    def _application(self, bus: str, path: str) -> list[dict[str, Any]]:
+        level: list[_Ref] = [(bus, path, 0, False)]
+        found: list[tuple[tuple[int, ...], dict[str, Any]]] = []
+        order: dict[tuple[str, str], tuple[int, ...]] = {(bus, path): ()}
+        while level:
+            following: list[_Ref] = []
+            for (bus, path, depth, _), element, children, cells in self._describe(level):
+                if depth == 0 and element["name"] in self._skip:
+                    return []
+                key = order[(bus, path)]
+                found.append((key, element))
+                for index, (child_bus, child_path) in enumerate(children[:MAX_CHILDREN]):
+                    order[(child_bus, child_path)] = (*key, index)
+                    following.append((child_bus, child_path, depth + 1, cells))
+            level = following
+        found.sort(key=lambda pair: pair[0])
+        return [element for _, element in found]
+
+    def _describe(self, level: list[_Ref]) -> list[tuple[_Ref, dict[str, Any], list[tuple[str, str]], bool]]:
+        """A level of the tree in three rounds of calls: the states of all its elements; then role,
+        name, child count and interfaces of those on screen (an application has no position: it counts
+        as on screen); then their position, text and children. A table's cells are known to be cells
+        with a position and a text, and to have no children, so they skip the second round's questions
+        but their name."""
+        states = self._call_all(_call(bus, path, ACCESSIBLE, "GetState") for bus, path, *_ in level)
+        shown = [
+            (ref, bits)
+            for ref, state in zip(level, states, strict=True)
+            if (bits := _state_bits(state)) & _SHOWING or ref[2] == 0
+        ]
+        second = self._call_all(
+            call
+            for (bus, path, _, cell), _ in shown
+            for call in (
+                [_call(bus, path, _PROPERTIES, "GetAll", "s", (ACCESSIBLE,))]
+                if cell
+                else [
+                    _call(bus, path, _PROPERTIES, "GetAll", "s", (ACCESSIBLE,)),
+                    _call(bus, path, ACCESSIBLE, "GetRoleName"),
+                    _call(bus, path, ACCESSIBLE, "GetInterfaces"),
+                ]
+            )
+        )
+        answers = iter(second)
+        elements, third = [], []
+        for (bus, path, depth, cell), bits in shown:
+            properties = (next(answers) or ({},))[0]
+            if cell:
+                role, kinds = "table cell", {"Component", "Text"}
+            else:
+                role = (next(answers) or ("",))[0]
+                kinds = {name.rsplit(".", 1)[-1] for name in (next(answers) or ([],))[0]}
+            element = {
+                "tag": role.replace(" ", "-") or "unknown",
+                "name": properties.get("Name", ("s", ""))[1] or "",
+                "text": "",
+                "x": -1,
+                "y": -1,
+                "width": 0,
+                "height": 0,
+                "states": [s for i, s in enumerate(STATES) if bits >> i & 1],
+                "depth": depth,
+            }
+            children = 0 if cell or depth >= MAX_DEPTH else int(properties.get("ChildCount", ("i", 0))[1])
+            walk = bool(children) and not bits & _MANAGES
+            elements.append((element, kinds, children, walk))
+            if "Component" in kinds:
+                third.append(_call(bus, path, "org.a11y.atspi.Component", "GetExtents", "u", (0,)))
+            if "Text" in kinds:
+                third.append(_call(bus, path, "org.a11y.atspi.Text", "GetText", "ii", (0, -1)))
+            if walk:
+                third.append(_call(bus, path, ACCESSIBLE, "GetChildren"))
+        replies = iter(self._call_all(third))
+        described = []
+        for ((bus, path, depth, cell), _), (element, kinds, children, walk) in zip(
+            shown, elements, strict=True
+        ):
+            kids: list[tuple[str, str]] = []
+            if "Component" in kinds and (extents := next(replies)):
+                element["x"], element["y"], element["width"], element["height"] = extents[0]
+            if "Text" in kinds and (text := next(replies)):
+                element["text"] = text[0][:MAX_TEXT].replace("\ufffc", "").replace("\ufffd", "")
+            if walk:
+                answer = next(replies)
+                kids = list(answer[0]) if answer else []
+            elif children and "Table" in kinds and element["width"] > 0:
+                kids = self._shown_cells(bus, path, element)
+            described.append(((bus, path, depth, cell), element, kids, bool(kids) and not walk))
+        return described
+
+    def _shown_cells(self, bus: str, path: str, table: dict[str, Any]) -> list[tuple[str, str]]:
+        """The cells a table shows: those between the cells under its top-left and bottom-right corners."""
+        x, y, width, height = table["x"], table["y"], table["width"], table["height"]
+        corners = self._call_all(
+            _call(bus, path, "org.a11y.atspi.Component", "GetAccessibleAtPoint", "iiu", (px, py, 0))
+            for px, py in ((x + 1, y + 1), (x + width - 2, y + height - 2))
+        )
+        if not all(corner and corner[0][1] != "/org/a11y/atspi/null" for corner in corners):
+            return []
+        indexes = self._call_all(_call(*c[0], ACCESSIBLE, "GetIndexInParent") for c in corners)
+        table_calls = []
+        for answer in indexes:
+            index = answer[0] if answer else 0
+            table_calls += [
+                _call(bus, path, "org.a11y.atspi.Table", "GetRowAtIndex", "i", (index,)),
+                _call(bus, path, "org.a11y.atspi.Table", "GetColumnAtIndex", "i", (index,)),
+            ]
+        (row0,), (column0,), (row1,), (column1,) = (a or (0,) for a in self._call_all(table_calls))
+        cells = [(r, c) for r in range(row0, row1 + 1) for c in range(column0, column1 + 1)][:MAX_CELLS]
+        answers = self._call_all(
+            _call(bus, path, "org.a11y.atspi.Table", "GetAccessibleAt", "ii", cell) for cell in cells
+        )
+        return [tuple(answer[0]) for answer in answers if answer]  # type: ignore[misc]
+
+    def _call_all(self, calls: Any) -> list[tuple[Any, ...] | None]:
+        """Send every call, then collect the answers in order (None for an error answer)."""
+        serials = []
+        for message in calls:
+            serial = next(self._bus.outgoing_serial)
+            self._bus.send(message, serial=serial)
+            serials.append(serial)
+        waiting = set(serials)
+        answers: dict[int, tuple[Any, ...] | None] = {}
+        while waiting:
+            reply: Message = self._bus.receive(timeout=_TIMEOUT_S)
+            serial = reply.header.fields.get(HeaderFields.reply_serial)
+            if serial in waiting:
+                waiting.discard(serial)
+                answers[serial] = (
+                    reply.body if reply.header.message_type == MessageType.method_return else None
+                )
+        return [answers[serial] for serial in serials]
+
+    def close(self) -> None:
+        self._bus.close()
+
+
+def _call(
+    bus: str, path: str, interface: str, method: str, signature: str | None = None, body: tuple = ()
+) -> Message:
+    return new_method_call(DBusAddress(path, bus, interface), method, signature, body)
+
+
+def _get(bus: str, path: str, name: str) -> Message:
+    return _call(bus, path, _PROPERTIES, "Get", "ss", (ACCESSIBLE, name))
+
+
+def _variant(answer: tuple[Any, ...] | None) -> Any:
+    return answer[0][1] if answer else None
+
+
+def _state_bits(answer: tuple[Any, ...] | None) -> int:
+    words = answer[0] if answer else []
+    return sum(int(word) << (32 * i) for i, word in enumerate(words))

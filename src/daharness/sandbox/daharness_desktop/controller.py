@@ -1,0 +1,141 @@
+"""The controller's start-up and request loop.
+
+Requests (one JSON object per line): {"op": "observe", "screenshot": bool, "elements": bool} |
+{"op": "windows"} | {"op": "activate", "window": id} | {"op": "open_url", "url"} | {"op": "tabs"} |
+{"op": "ping"}. Each gets one answer: the op's fields, or {"error": {"name", "value"}}. The first line
+the controller writes is {"ready": true, "timings": {...}} once the display, the window manager, the
+accessibility bus and (when asked) the browser answer, or {"ready": false, "error": ...}.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import sys
+import threading
+import time
+from typing import Any
+
+from .atspi import AccessibilityBus
+from .browser import Browser, BrowserGone
+from .screen import Screen
+from .services import A11Y_BUS, DISPLAY, Services
+
+_BROWSER_APPLICATIONS = ("Chromium", "chromium", "Google Chrome")  # its pages come from the browser itself
+
+
+class Controller:
+    def __init__(self, config: dict[str, Any]) -> None:
+        self.services = Services(int(config["width"]), int(config["height"]), int(config["debug_port"]))
+        self.services.start(browser=bool(config.get("browser", True)))
+        self.screen = Screen(DISPLAY, lambda: self.services.alive("display"))
+        self.accessibility = AccessibilityBus(str(A11Y_BUS), skip_applications=_BROWSER_APPLICATIONS)
+        self.browser = Browser(self.services.debug_port)
+        if self.services.alive("browser"):
+            self.browser.connect()
+        self.handlers = {
+            "observe": self.observe,
+            "windows": lambda request: {"windows": self.screen.windows()},
+            "activate": self.activate,
+            "open_url": self.open_url,
+            "tabs": lambda request: {"tabs": self._browser().tabs()},
+            "ping": lambda request: {},
+        }
+
+    def observe(self, request: dict[str, Any]) -> dict[str, Any]:
+        """The screenshot and the elements of the screen, read side by side (encoding the image is CPU
+        work, walking the tree is mostly waiting for applications)."""
+        answer: dict[str, Any] = {}
+        timings: dict[str, float] = {}
+        shot: dict[str, Any] = {}
+
+        def take() -> None:
+            started = time.perf_counter()
+            try:
+                shot["png"] = self.screen.grab()
+            except Exception as exc:
+                shot["error"] = exc
+            timings["screenshot_s"] = time.perf_counter() - started
+
+        worker = threading.Thread(target=take) if request.get("screenshot") else None
+        if worker is not None:
+            worker.start()
+        if request.get("elements"):
+            started = time.perf_counter()
+            answer["elements"] = self.accessibility.elements() + self._page_elements()
+            timings["elements_s"] = time.perf_counter() - started
+        if worker is not None:
+            worker.join()
+            if "error" in shot:
+                raise shot["error"]
+            answer["screenshot"] = base64.b64encode(shot["png"]).decode()
+        answer["timings"] = timings
+        return answer
+
+    def _page_elements(self) -> list[dict[str, Any]]:
+        if not self.services.alive("browser"):
+            return []
+        try:
+            return self._browser().elements()
+        except BrowserGone:
+            return []
+
+    def _browser(self) -> Browser:
+        """The connected browser; reconnected after it was restarted."""
+        if self.browser._socket is None:
+            if not self.services.alive("browser"):
+                raise BrowserGone("the browser is not running")
+            self.browser.connect()
+        return self.browser
+
+    def open_url(self, request: dict[str, Any]) -> dict[str, Any]:
+        if not self.services.alive("browser"):
+            self.services.start_browser()
+            self.browser.close()
+        return {"tab": self._browser().open_url(str(request["url"]), float(request.get("timeout", 30)))}
+
+    def activate(self, request: dict[str, Any]) -> dict[str, Any]:
+        self.screen.activate(int(request["window"]))
+        return {}
+
+    def serve(self, proto_in: Any, proto_out: Any) -> None:
+        for line in proto_in:
+            try:
+                request = json.loads(line)
+                handler = self.handlers.get(request.get("op"))
+                if handler is None:
+                    raise ValueError(f"unknown op {request.get('op')!r}")
+                answer = handler(request)
+            except Exception as exc:  # one failed request must not end the desktop
+                answer = {"error": {"name": type(exc).__name__, "value": str(exc)}}
+            proto_out.write(json.dumps(answer) + "\n")
+            proto_out.flush()
+
+    def stop(self) -> None:
+        self.browser.close()
+        self.accessibility.close()
+        self.services.stop()
+
+
+def main(config: dict[str, Any]) -> None:
+    # the protocol gets private descriptors; anything else written to stdout lands in stderr
+    proto_in = os.fdopen(os.dup(0), "r", encoding="utf-8")
+    proto_out = os.fdopen(os.dup(1), "w", encoding="utf-8")
+    os.dup2(2, 1)
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.close(null)
+    os.umask(0o022)
+    try:
+        controller = Controller(config)
+    except Exception as exc:
+        proto_out.write(json.dumps({"ready": False, "error": f"{type(exc).__name__}: {exc}"}) + "\n")
+        proto_out.flush()
+        sys.exit(1)
+    proto_out.write(json.dumps({"ready": True, "timings": controller.services.timings}) + "\n")
+    proto_out.flush()
+    try:
+        controller.serve(proto_in, proto_out)
+    finally:
+        controller.stop()

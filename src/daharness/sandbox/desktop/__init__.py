@@ -1,0 +1,29 @@
+"""A desktop in a sample's sandbox: a 1920x1080 screen with a window manager, Chromium (DevTools on the
+sandbox's loopback), and the applications tasks open (LibreOffice Calc, JupyterLab in the browser, a
+terminal), all on the sandbox's own network and process table.
+
+Who runs what: agent-visible actions (pyautogui code, the JSON actions) run in the agent's kernel, as
+the agent's user; the display, the window manager, the accessibility bus and Chromium run under a user
+id of their own with the controller (`daharness_desktop`), which is the only source of screenshots and
+accessibility trees, read over connections it opened before any agent code ran. Applications the
+agent works in (LibreOffice, JupyterLab, the terminal) run as the agent, since they read and write its
+files.
+"""
+
+from daharness.sandbox.desktop.apps import launch_command
+from daharness.sandbox.desktop.availability import check_desktop, desktop_problem, desktop_status
+from daharness.sandbox.desktop.session import AGENT_ENV, DEBUG_PORT, DESKTOP_PROCESSES, DesktopSession
+from daharness.sandbox.desktop.views import build_view, mark_elements
+
+__all__ = [
+    "AGENT_ENV",
+    "DEBUG_PORT",
+    "DESKTOP_PROCESSES",
+    "DesktopSession",
+    "build_view",
+    "check_desktop",
+    "desktop_problem",
+    "desktop_status",
+    "launch_command",
+    "mark_elements",
+]
