@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import functools
 import io
-from typing import Any
-
-from PIL import Image, ImageDraw, ImageFont
+from typing import TYPE_CHECKING, Any
 
 from daharness.core.desktop import DesktopView, ObservationType, ScreenElement, keeps, linearize
+
+if TYPE_CHECKING:
+    from PIL import ImageFont
 
 
 def build_view(
@@ -41,6 +42,8 @@ def build_view(
 
 def mark_elements(png: bytes, elements: list[ScreenElement]) -> tuple[bytes, list[ScreenElement]]:
     """The screenshot with numbered boxes on the elements, and the elements that got a number."""
+    from PIL import Image, ImageDraw  # imported when used: the families register cheaply
+
     image = Image.open(io.BytesIO(png)).convert("RGB")
     draw = ImageDraw.Draw(image)
     marked: list[ScreenElement] = []
@@ -61,4 +64,6 @@ def mark_elements(png: bytes, elements: list[ScreenElement]) -> tuple[bytes, lis
 
 @functools.cache
 def _font() -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
+    from PIL import ImageFont
+
     return ImageFont.load_default(size=15)
