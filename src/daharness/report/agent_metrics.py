@@ -56,5 +56,4 @@ def agent_figures(records: Sequence[SampleRecord]) -> dict[str, Any]:
             "cost_usd": round(float(usage.get("cost_usd", 0.0)), 6),
             "retries": int(usage.get("retries", 0)),
         },
-        "agent_failures": sum(r.score.value < 1.0 for r in scored),  # type: ignore[union-attr]
     }
