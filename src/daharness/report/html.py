@@ -13,6 +13,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 
 from daharness.core.registry import families
+from daharness.report.agent_metrics import cost_text
 
 _GREEN, _RED, _GREY = "#2e7d32", "#c62828", "#9e9e9e"
 
@@ -84,6 +85,18 @@ def interval_card(label: str, figure: dict[str, Any], *, percent: bool) -> str:
     )
 
 
+def usage_cards(report: dict[str, Any]) -> str:
+    """Tokens, cost (with the replies that came from the response cache) and wall time of a run."""
+    usage = (report.get("agent") or {}).get("usage") or {}
+    cards = ""
+    if usage.get("calls"):
+        cards += card("tokens in / out", f"{usage['prompt_tokens']:,} / {usage['completion_tokens']:,}")
+        cards += card("cost", cost_text(usage))
+        if usage.get("cached_calls") is not None:
+            cards += card("model replies from the cache", f"{usage['cached_calls']} / {usage['calls']}")
+    return cards + card("wall time", f"{report['wall_time_s']['elapsed']:.1f}s")
+
+
 def pct(value: float | None) -> str:
     return "—" if value is None else f"{value * 100:.1f}%"
 
@@ -149,7 +162,6 @@ def render_html(report: dict[str, Any]) -> str:
             card("agent failures (scored 0)", str(counts.get("agent_failures", 0))),
             card("samples with suspicious actions", str(counts.get("suspicious", 0))),
             card("excluded", str(counts["excluded"])),
-            card("wall time", f"{report['wall_time_s']['elapsed']:.1f}s"),
         ]
     )
     intervals = report.get("intervals")
@@ -167,12 +179,11 @@ def render_html(report: dict[str, Any]) -> str:
                 card(
                     "self-debug success rate (SDSR)", "—" if debug["sdsr"] is None else f"{debug['sdsr']:.2f}"
                 ),
-                card("tokens in / out", f"{usage['prompt_tokens']:,} / {usage['completion_tokens']:,}"),
-                card("cost", f"${usage['cost_usd']:.4f}"),
                 card("model requests retried", str(usage.get("retries", 0))),
                 card("reformat step", "used" if agent["reformat_used"] else "not used"),
             ]
         )
+    cards += usage_cards(report)
     sections = "".join(
         f"<h2>{escape(families.get(name).impl.title or name)}</h2>{families.get(name).impl.html(figures)}"
         for name, figures in report["families"].items()
