@@ -81,7 +81,7 @@ def interval_card(label: str, figure: dict[str, Any], *, percent: bool) -> str:
     )
     return (
         f'<div class="card"><div class="v">{escape(show(figure["value"]))}</div>'
-        f'<div class="ci">{escape(interval)}</div><div class="k">{escape(label)} · {figure["n"]} samples</div></div>'
+        f'<div class="ci">{escape(interval)}</div><div class="k">{escape(label)} · {plural(figure["n"], "sample")}</div></div>'
     )
 
 
@@ -95,6 +95,21 @@ def usage_cards(report: dict[str, Any]) -> str:
         if usage.get("cached_calls") is not None:
             cards += card("model replies from the cache", f"{usage['cached_calls']} / {usage['calls']}")
     return cards + card("wall time", f"{report['wall_time_s']['elapsed']:.1f}s")
+
+
+def plural(count: int, word: str) -> str:
+    """'1 sample', '2 samples'."""
+    return f"{count} {word}{'' if count == 1 else 's'}"
+
+
+def scoring_modes(report: dict[str, Any]) -> str:
+    """The scoring modes of the families the run has samples of ('closed_form strict'), not of all."""
+    groups = {
+        families.get(name).impl.mode_group
+        for name in {sample["family"] for sample in report["samples"]}
+        if name in families
+    }
+    return ", ".join(f"{group} {mode}" for group, mode in report["run"]["scoring"].items() if group in groups)
 
 
 def pct(value: float | None) -> str:
@@ -152,7 +167,7 @@ def _integrity_list(rows: list[dict[str, Any]]) -> str:
 
 def render_html(report: dict[str, Any]) -> str:
     run, counts = report["run"], report["counts"]
-    modes = ", ".join(f"{group} {mode}" for group, mode in run["scoring"].items())
+    modes = scoring_modes(report) or "—"
     cards = "".join(
         [
             card("samples", str(counts["samples"])),
