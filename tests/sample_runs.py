@@ -46,11 +46,14 @@ def responder(request: dict) -> str:
     return "Thought: I now know the final answer\nFinal Answer: " + " ".join(f"@{n}[{v}]" for n, v in values)
 
 
-def react_run(out: Path, count: int = 6) -> Path:
+def react_run(out: Path, count: int = 6, cache: Path | None = None) -> Path:
+    """A react run of the first `count` tasks; with `cache`, replies are kept in (and read from) that file."""
     with FakeOpenAI() as server:
         server.responder = responder
         options = AgentOptions(
-            model=ModelSettings(model="fake-model", base_url=server.base_url), cache_mode="off"
+            model=ModelSettings(model="fake-model", base_url=server.base_url),
+            cache_mode="on" if cache else "off",
+            cache_path=cache,
         )
         outcome = run_suite(
             SUITE, make_agent("react", options), out, limit=count, concurrency=2,

@@ -9,10 +9,17 @@ from datetime import datetime
 from pathlib import Path
 
 import pytest
+from fake_openai import FakeOpenAI
+from interactive_replies import Script
 from sample_runs import SUITE, WRONG_EVERY, add_dialogue_sample, react_run
 
+from daharness.agents import AgentOptions, make_agent
+from daharness.models import ModelSettings
 from daharness.report.build import build_report
+from daharness.report.run_tasks import request_text
 from daharness.runs.rundir import RunDir
+from daharness.runs.runner import run_suite
+from daharness.suites import load_suite
 
 log_api = pytest.importorskip(
     "inspect_ai.log", reason="inspect-ai is not installed (pip install 'daharness[inspect]')"
@@ -58,7 +65,7 @@ def test_a_model_run_exports_samples_scores_and_messages(react_run_dir: Path, tm
     assert call.text.startswith("Thought: plot the data first")
     observation = first.messages[roles.index("tool")]
     assert (
-        observation.tool_call_id == call.tool_calls[0].id and observation.text.strip() == "(150, 5)"
+        observation.tool_call_id == call.tool_calls[0].id and observation.text.splitlines()[0] == "(150, 5)"
     )  # the printed shape
     assert first.messages[-1].text.startswith("Thought: I now know the final answer")
     assert first.output.completion == first.scores["daharness"].answer
@@ -73,6 +80,77 @@ def test_a_model_run_exports_samples_scores_and_messages(react_run_dir: Path, tm
         ("names the column", True),
         ("gives the count", False),
     ]
+
+
+def test_each_sample_has_its_transcript_events_and_model_usage(react_run_dir: Path, tmp_path: Path) -> None:
+    assert _export(react_run_dir, tmp_path / "log.eval").returncode == 0
+    log = log_api.read_eval_log(str(tmp_path / "log.eval"), resolve_attachments=True)
+    first = log.samples[0]
+    steps = RunDir.open_for_reading(react_run_dir).read_trajectory(first.id).steps
+    assert [e.event for e in first.events] == ["sample_init", "model", "tool", "model", "score"]
+    init, call, tool, answer, score = first.events
+    assert init.sample.input == first.input and init.sample.target == first.target
+    assert [m.text for m in call.input] == [m["content"] for m in steps[0].messages]
+    assert call.output.completion == steps[0].reply and call.model == "daharness/fake-model"
+    assert call.output.usage.input_tokens == steps[0].usage["prompt_tokens"] > 0
+    assert call.output.usage.output_tokens == steps[0].usage["completion_tokens"] > 0
+    assert call.output.message.tool_calls[0].id == tool.id  # the reply that asked for the action
+    assert tool.function == "python" and "savefig" in tool.arguments["code"]
+    assert tool.result.splitlines()[0] == "(150, 5)" and tool.error is None
+    assert tool.timestamp >= call.completed and tool.working_time == steps[1].observation.duration_s
+    assert len(answer.input) == 3 and answer.output.completion.startswith("Thought: I now know")
+    assert score.score.value == 0.0 and score.target == first.target
+    prompt = sum(step.usage["prompt_tokens"] for step in steps[::2])
+    usage = first.model_usage["daharness/fake-model"]
+    assert usage.input_tokens == prompt and usage.output_tokens > 0 and usage.total_cost == 0.0
+    dialogue = log.samples[-1]
+    assert [e.event for e in dialogue.events] == ["sample_init", "info", "model", "info", "model", "score"]
+    assert dialogue.events[3].data == {
+        "content": "Yes, the raw file.",
+        "question": "Do you mean in the raw file?",
+    }
+
+
+WORKFLOW_TASK = "dbt-cars-origin-model"  # its check script's output is a note of the harness
+LOOK_AND_STOP = [
+    'Thought: look\nAction: Bash(code="ls ~/projects/garage")',
+    'Action: Terminate(output="done")',
+]
+INTERACTIVE_TASK = "affairs-01"
+
+
+def test_workflow_and_interactive_samples_start_from_the_request(tmp_path: Path) -> None:
+    """A workflow agent's first user message is an observation and a dialogue agent's prompt holds the
+    system text: the sample's input is the task's request in both, and no message is a harness note."""
+    workflow, interactive = load_suite("workflow"), load_suite("interactive")
+    with FakeOpenAI() as server:
+        model = ModelSettings(model="fake-model", base_url=server.base_url, api_key_env="NO_KEY")
+        options = AgentOptions(model=model, cache_mode="off")
+        server.responder = lambda request: LOOK_AND_STOP[
+            min(sum(m["role"] == "assistant" for m in request["messages"]), 1)
+        ]
+        run_suite(workflow, make_agent("workflow", options), tmp_path / "workflow", ids=[WORKFLOW_TASK])
+        server.responder = Script(interactive.tasks).respond
+        run_suite(interactive, make_agent("base", options), tmp_path / "interactive", ids=[INTERACTIVE_TASK])
+    for name, suite, task_id in (
+        ("workflow", workflow, WORKFLOW_TASK),
+        ("interactive", interactive, INTERACTIVE_TASK),
+    ):
+        assert _export(tmp_path / name, tmp_path / f"{name}.eval").returncode == 0
+        sample = log_api.read_eval_log(str(tmp_path / f"{name}.eval"), resolve_attachments=True).samples[0]
+        task = next(task for task in suite.tasks if task.id == task_id)
+        assert sample.input == request_text(task), name
+        assert sample.messages[-1].role == "assistant", name
+        assert all(m.role != "system" or "check script" not in m.text for m in sample.messages)
+        kinds = [e.event for e in sample.events]
+        assert kinds[0] == "sample_init" and kinds[-1] == "score" and "model" in kinds, name
+        assert sample.model_usage["daharness/fake-model"].output_tokens > 0, name
+    workflow_sample = log_api.read_eval_log(
+        str(tmp_path / "workflow.eval"), resolve_attachments=True
+    ).samples[0]
+    notes = [e.data for e in workflow_sample.events if e.event == "info"]
+    assert notes and notes[-1]["note"].startswith("check script")  # the checks are in the transcript
+    assert [e.event for e in workflow_sample.events].count("tool") == 1  # the Bash action
 
 
 def test_a_run_from_daharness_0_1_exports(tmp_path: Path) -> None:

@@ -196,7 +196,8 @@ def test_a_sample_page_shows_the_trajectory_and_its_figure(browser, served: str)
     assert (
         "plt.savefig" in code.inner_text() and code.locator("span.kn").first.inner_text() == "import"
     )  # highlighted
-    assert page.inner_text("#steps .step.action pre.observation").strip() == "(150, 5)"
+    # the printed shape (on a busy machine matplotlib adds a notice on stderr: its font cache is slow to build)
+    assert page.inner_text("#steps .step.action pre.observation").splitlines()[0] == "(150, 5)"
     image = page.locator("#steps .step.action img.figure")
     assert image.count() == 1
     image.scroll_into_view_if_needed()

@@ -1,9 +1,10 @@
 """A run directory as an Inspect AI eval log, written with the `inspect-ai` package's own log API.
 
-Each sample becomes an `EvalSample`: the conversation (the first prompt the agent sent, every model
-reply, each sandbox action as a tool call with its observation as the tool's reply, and the user's
-turns), the final answer as the model output, and daharness's score (value, explanation, each check) as
-the score `daharness`. The run's accuracy and mean score are the log's metrics. Samples that failed in
+Each sample becomes an `EvalSample`: its input (the request the task makes: the instruction, or the
+user's question in a dialogue), the conversation (the first prompt the agent sent, every model reply,
+each sandbox action as a tool call with its observation as the tool's reply, and the user's turns), the
+transcript's events (see inspect_events), the model usage, the final answer as the model output, and
+daharness's score (value, explanation, each check) as the score `daharness`. The run's accuracy and mean score are the log's metrics. Samples that failed in
 the harness carry their error. Runs of any format version export (they are read through the run log).
 """
 
@@ -16,8 +17,9 @@ from typing import Any
 from daharness.core.errors import UserError
 from daharness.core.record import SampleRecord
 from daharness.core.runlog import RunSpec, TrajectoryFile
-from daharness.core.submission import ActionEvent, ModelCall, Note, UserTurn
+from daharness.core.submission import ActionEvent, ModelCall, UserTurn
 from daharness.core.task import Task
+from daharness.export.inspect_events import chat_message, events_of, model_usage, tool_call_of
 from daharness.report.build import build_report, cannot_write
 from daharness.report.run_tasks import reload_tasks, request_text
 from daharness.report.trajectory import action_code, observation_text
@@ -45,25 +47,24 @@ def model_name(spec: RunSpec) -> str:
 def messages_of(
     trajectory: TrajectoryFile | None, record: SampleRecord, model: str, task: Task | None = None
 ) -> list[Any]:
-    from inspect_ai.model import ChatMessageAssistant, ChatMessageSystem, ChatMessageTool, ChatMessageUser
-    from inspect_ai.tool import ToolCall
+    """The conversation; the harness's notes are not part of it (they are info events)."""
+    from inspect_ai.model import ChatMessageAssistant, ChatMessageTool, ChatMessageUser
 
     steps = trajectory.steps if trajectory else []
     messages: list[Any] = []
     first_call = next((step for step in steps if isinstance(step, ModelCall)), None)
     if first_call is not None:  # the prompt as the agent first sent it
-        for message in first_call.messages:
-            role, content = message.get("role"), str(message.get("content") or "")
-            if role == "system":
-                messages.append(ChatMessageSystem(content=content))
-            elif role == "user":
-                messages.append(ChatMessageUser(content=content))
+        messages += [
+            chat_message(message, model)
+            for message in first_call.messages
+            if message.get("role") in ("system", "user")
+        ]
     for number, step in enumerate(steps, start=1):
         if isinstance(step, ModelCall):
             messages.append(ChatMessageAssistant(content=step.reply, model=model))
         elif isinstance(step, ActionEvent):
             code = action_code(step)
-            call = ToolCall(id=f"step-{number}", function=step.kind, arguments=dict(step.args))
+            call = tool_call_of(number, step)
             last = messages[-1] if messages else None
             if isinstance(last, ChatMessageAssistant) and not last.tool_calls:
                 last.tool_calls = [call]  # the reply that asked for this action
@@ -80,8 +81,6 @@ def messages_of(
             )
         elif isinstance(step, UserTurn):
             messages.append(ChatMessageUser(content=step.content, metadata={"source": step.source}))
-        elif isinstance(step, Note):
-            messages.append(ChatMessageSystem(content=step.text, metadata={"note": True}))
     if not any(isinstance(m, ChatMessageUser) for m in messages):
         request = request_text(task) if task else f"(sample {record.id}: the request is not in the run log)"
         messages.insert(0, ChatMessageUser(content=request))
@@ -89,13 +88,15 @@ def messages_of(
 
 
 def sample_of(run: RunDir, record: SampleRecord, model: str, task: Task | None) -> Any:
+    from inspect_ai.dataset import Sample
     from inspect_ai.log import EvalError, EvalSample
     from inspect_ai.model import ChatMessageUser, ModelOutput
     from inspect_ai.scorer import Score
 
     trajectory = run.read_trajectory(record.id)
     messages = messages_of(trajectory, record, model, task)
-    first_user = next(m for m in messages if isinstance(m, ChatMessageUser))
+    # what the task asks; runs whose suite cannot be loaded again fall back on the first prompt
+    request = request_text(task) if task else next(m for m in messages if isinstance(m, ChatMessageUser)).text
     score = record.score
     sub_answers = score.details.get("sub_answers", {}) if score else {}
     target = " ".join(f"@{name}[{entry.get('label')}]" for name, entry in sub_answers.items())
@@ -113,15 +114,19 @@ def sample_of(run: RunDir, record: SampleRecord, model: str, task: Task | None) 
                 "details": score.details,
             },
         )
+    usage = record.agent_metrics.get("usage") or {}
+    sample = Sample(input=request, target=target, id=record.id)
     error = None
     if record.status == "error":
         error = EvalError(message=record.error or "error", traceback=record.error or "", traceback_ansi="")
     return EvalSample(
         id=record.id,
         epoch=1,
-        input=first_user.text,
+        input=request,
         target=target,
         messages=messages,
+        events=events_of(trajectory, record, model, sample, scores.get(SCORER)),
+        model_usage={model: model_usage(usage)} if usage.get("calls") else {},
         output=ModelOutput.from_content(model, record.answer or ""),
         scores=scores,
         error=error,
@@ -135,6 +140,10 @@ def sample_of(run: RunDir, record: SampleRecord, model: str, task: Task | None) 
             "agent_metrics": record.agent_metrics,
         },
         total_time=record.duration_s,
+        started_at=record.started_at,
+        completed_at=(
+            datetime.fromisoformat(record.started_at) + timedelta(seconds=record.duration_s)
+        ).isoformat(),
     )
 
 

@@ -55,6 +55,19 @@ def agent_figures(records: Sequence[SampleRecord]) -> dict[str, Any]:
             "completion_tokens": int(usage.get("completion_tokens", 0)),
             "cost_usd": round(float(usage.get("cost_usd", 0.0)), 6),
             "retries": int(usage.get("retries", 0)),
+            # None for runs made before cache hits were recorded: how many there were is unknown
+            "cached_calls": int(usage["cached_calls"])
+            if any("cached_calls" in m.get("usage", {}) for m in metrics)
+            else None,
         },
-        "agent_failures": sum(r.score.value < 1.0 for r in scored),  # type: ignore[union-attr]
     }
+
+
+def cost_text(usage: dict[str, Any]) -> str:
+    """'$0.0123', and how many replies came from the response cache when any did: they cost nothing, so a
+    cost of $0 says nothing about what the run would cost without them."""
+    text = f"${usage['cost_usd']:.4f}"
+    cached = usage.get("cached_calls")
+    if cached:
+        text += f" ({cached}/{usage['calls']} {'reply' if usage['calls'] == 1 else 'replies'} cached)"
+    return text

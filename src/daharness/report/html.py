@@ -8,6 +8,7 @@ from html import escape
 from typing import Any
 
 from daharness.core.registry import families
+from daharness.report.agent_metrics import cost_text
 
 _GREEN, _RED, _GREY = "#2e7d32", "#c62828", "#9e9e9e"
 
@@ -80,8 +81,35 @@ def interval_card(label: str, figure: dict[str, Any], *, percent: bool) -> str:
     )
     return (
         f'<div class="card"><div class="v">{escape(show(figure["value"]))}</div>'
-        f'<div class="ci">{escape(interval)}</div><div class="k">{escape(label)} · {figure["n"]} samples</div></div>'
+        f'<div class="ci">{escape(interval)}</div><div class="k">{escape(label)} · {plural(figure["n"], "sample")}</div></div>'
     )
+
+
+def usage_cards(report: dict[str, Any]) -> str:
+    """Tokens, cost (with the replies that came from the response cache) and wall time of a run."""
+    usage = (report.get("agent") or {}).get("usage") or {}
+    cards = ""
+    if usage.get("calls"):
+        cards += card("tokens in / out", f"{usage['prompt_tokens']:,} / {usage['completion_tokens']:,}")
+        cards += card("cost", cost_text(usage))
+        if usage.get("cached_calls") is not None:
+            cards += card("model replies from the cache", f"{usage['cached_calls']} / {usage['calls']}")
+    return cards + card("wall time", f"{report['wall_time_s']['elapsed']:.1f}s")
+
+
+def plural(count: int, word: str) -> str:
+    """'1 sample', '2 samples'."""
+    return f"{count} {word}{'' if count == 1 else 's'}"
+
+
+def scoring_modes(report: dict[str, Any]) -> str:
+    """The scoring modes of the families the run has samples of ('closed_form strict'), not of all."""
+    groups = {
+        families.get(name).impl.mode_group
+        for name in {sample["family"] for sample in report["samples"]}
+        if name in families
+    }
+    return ", ".join(f"{group} {mode}" for group, mode in report["run"]["scoring"].items() if group in groups)
 
 
 def pct(value: float | None) -> str:
@@ -139,7 +167,7 @@ def _integrity_list(rows: list[dict[str, Any]]) -> str:
 
 def render_html(report: dict[str, Any]) -> str:
     run, counts = report["run"], report["counts"]
-    modes = ", ".join(f"{group} {mode}" for group, mode in run["scoring"].items())
+    modes = scoring_modes(report) or "—"
     cards = "".join(
         [
             card("samples", str(counts["samples"])),
@@ -149,7 +177,6 @@ def render_html(report: dict[str, Any]) -> str:
             card("agent failures (scored 0)", str(counts.get("agent_failures", 0))),
             card("samples with suspicious actions", str(counts.get("suspicious", 0))),
             card("excluded", str(counts["excluded"])),
-            card("wall time", f"{report['wall_time_s']['elapsed']:.1f}s"),
         ]
     )
     intervals = report.get("intervals")
@@ -167,12 +194,11 @@ def render_html(report: dict[str, Any]) -> str:
                 card(
                     "self-debug success rate (SDSR)", "—" if debug["sdsr"] is None else f"{debug['sdsr']:.2f}"
                 ),
-                card("tokens in / out", f"{usage['prompt_tokens']:,} / {usage['completion_tokens']:,}"),
-                card("cost", f"${usage['cost_usd']:.4f}"),
                 card("model requests retried", str(usage.get("retries", 0))),
                 card("reformat step", "used" if agent["reformat_used"] else "not used"),
             ]
         )
+    cards += usage_cards(report)
     sections = "".join(
         f"<h2>{escape(families.get(name).impl.title or name)}</h2>{families.get(name).impl.html(figures)}"
         for name, figures in report["families"].items()

@@ -10,6 +10,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from daharness.core.registry import families
+from daharness.report.agent_metrics import cost_text
 
 
 def pct(value: float | None) -> str:
@@ -58,7 +59,7 @@ def print_report(console: Console, report: dict[str, Any]) -> None:
         if usage["calls"]:  # a model was used
             line += (
                 f", {usage['prompt_tokens']:,} prompt + {usage['completion_tokens']:,} completion tokens, "
-                f"${usage['cost_usd']:.4f}"
+                f"{cost_text(usage)}"
             )
             if usage.get("retries"):
                 line += f", {usage['retries']} model requests retried"

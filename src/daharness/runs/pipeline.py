@@ -35,7 +35,7 @@ from daharness.core.record import SampleRecord
 from daharness.core.registry import families
 from daharness.core.runlog import ScoringSettings, TrajectoryFile, file_safe
 from daharness.core.score import Score
-from daharness.core.submission import Event, Note, Submission
+from daharness.core.submission import Event, ModelCall, Note, Submission
 from daharness.core.task import Task
 from daharness.models import ModelFatalError
 from daharness.runs.bounded_scoring import score_within_limits
@@ -221,9 +221,19 @@ def scored_record(
     return SampleRecord(
         status="scored", score=score, answer=submission.answer,
         artifacts=[display_name(n) for n in snapshot.changed] if snapshot else [],
-        agent_metrics=submission.metrics(),
+        agent_metrics=agent_metrics_of(submission),
         duration_s=round(seconds, 4), **common,
     )  # fmt: skip
+
+
+def agent_metrics_of(submission: Submission) -> dict[str, Any]:
+    """The agent's figures, with how many model replies came from the response cache: a cached reply
+    costs nothing and takes no time, so cost and time figures must say how many there were."""
+    metrics = submission.metrics()
+    calls = [event for event in submission.trajectory if isinstance(event, ModelCall)]
+    if calls:
+        metrics["usage"] = {**metrics["usage"], "cached_calls": sum(call.cached for call in calls)}
+    return metrics
 
 
 def sandbox_extra(usage: dict[str, Any], snapshot: Snapshot | None) -> dict[str, Any]:

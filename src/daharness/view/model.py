@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from daharness.core.errors import UserError
@@ -46,9 +46,27 @@ class ViewedRun:
     root: Path
     label: str
     run: RunDir = field(init=False)
+    seen: tuple[int, int] = field(init=False, default=(0, 0))
 
     def __post_init__(self) -> None:
         self.run = RunDir.open_for_reading(self.root)
+        self.seen = self.version()
+
+    def version(self) -> tuple[int, int]:
+        """What changes when a sample is added to the run (its samples file grows as the run goes on)."""
+        try:
+            found = self.run.samples_path.stat()
+        except FileNotFoundError:
+            return (0, 0)
+        return (found.st_mtime_ns, found.st_size)
+
+    def refresh(self) -> None:
+        """Forget the records and the report when the run has changed since they were read."""
+        now = self.version()
+        if now != self.seen:
+            self.seen = now
+            for name in ("report", "records"):
+                self.__dict__.pop(name, None)
 
     @cached_property
     def spec(self) -> RunSpec:
@@ -77,6 +95,21 @@ class ViewedRun:
         """The samples in the report's order (numeric ids numerically)."""
         return [self.records[row["id"]] for row in self.report["samples"]]
 
+    def neighbours(self, record: SampleRecord) -> tuple[SampleRecord | None, SampleRecord | None]:
+        """The samples before and after `record` in the report's order."""
+        ordered = self.ordered()
+        at = next(i for i, r in enumerate(ordered) if r.id == record.id)
+        return (ordered[at - 1] if at else None, ordered[at + 1] if at + 1 < len(ordered) else None)
+
+    def gold_image(self, record_id: str, name: str) -> Path | None:
+        """A gold image of the sample's task that a chart scorer compares with (shown beside the agent's)."""
+        task = self.tasks.get(record_id)
+        if task is None or PurePosixPath(name).suffix.lower() not in IMAGE_TYPES:
+            return None
+        charts = {str(s.options.get("file")) for s in task.scorers if s.name == "chart"}
+        found = next((f.source for f in task.gold.files if f.name == name and name in charts), None)
+        return found if found is not None and found.is_file() else None
+
     def artifact(self, folder_name: str, name: str) -> Path | None:
         """The saved file `name` in artifacts/<folder_name>/, never a path outside that folder."""
         root = (self.root / "artifacts").resolve()
@@ -84,6 +117,11 @@ class ViewedRun:
         path = (folder / name).resolve()
         ok = folder.parent == root and path.is_relative_to(folder) and path.is_file()
         return path if ok else None
+
+
+def version_of(runs: list[ViewedRun]) -> str:
+    """What the served index page compares to know that a run has new samples."""
+    return "-".join(f"{run.seen[0]}.{run.seen[1]}" for run in runs)
 
 
 def open_runs(dirs: list[Path]) -> list[ViewedRun]:

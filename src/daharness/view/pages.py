@@ -19,10 +19,11 @@ from daharness.core.record import SampleRecord
 from daharness.core.registry import families
 from daharness.core.runlog import file_safe
 from daharness.core.submission import ActionEvent, ModelCall, Note, UserTurn
-from daharness.report.html import _CSS, card, interval_card
+from daharness.report.html import _CSS, card, interval_card, plural, scoring_modes, usage_cards
 from daharness.report.run_tasks import request_text
 from daharness.report.trajectory import action_code, observation_text
-from daharness.view.model import IMAGE_TYPES, ViewedRun, row_of, verdict
+from daharness.view.gold import csv_table, diff_summary, table_diff
+from daharness.view.model import IMAGE_TYPES, ViewedRun, row_of, verdict, version_of
 
 _FORMATTER = HtmlFormatter(cssclass="hl", style="friendly")
 VIEW_CSS = (
@@ -41,18 +42,22 @@ nav{margin-bottom:1rem} nav a{margin-right:1rem}
 .verdict{display:inline-block;padding:.1rem .5rem;border-radius:4px;color:#fff;font-size:.85rem}
 .verdict.right{background:#2e7d32} .verdict.wrong{background:#c62828} .verdict.partial{background:#f9a825}
 .verdict.error{background:#ef6c00} .verdict.excluded{background:#9e9e9e}
+nav.pager{display:flex;justify-content:space-between} nav.pager .none{color:#aaa}
+table.diff td.differs{background:#fdecea} table.diff del{color:#c62828} table.diff ins{color:#2e7d32;text-decoration:none;font-weight:600}
+table.diff .missing{background:#fff3e0;color:#8d6e63} table.diff .extra{background:#e3f2fd} td.n,th.n{color:#999}
+.side{display:flex;gap:1rem;flex-wrap:wrap} .side figure{flex:1;min-width:320px;margin:0}
+table.csv{font-size:.8rem;margin:.5rem 0} .live{color:#2e7d32;font-size:.85rem}
 """
 )
 
 _SCRIPT = """
-const rows = Array.from(document.querySelectorAll('#samples tbody tr'));
 const controls = Array.from(document.querySelectorAll('[data-filter]'));
 const search = document.getElementById('search');
 const shown = document.getElementById('shown');
 function apply() {
   const query = search.value.trim().toLowerCase();
   let count = 0;
-  for (const row of rows) {
+  for (const row of document.querySelectorAll('#samples tbody tr')) {
     let keep = controls.every(c => !c.value || row.dataset[c.dataset.filter] === c.value);
     if (keep && query) keep = row.dataset.search.includes(query);
     row.hidden = !keep;
@@ -63,6 +68,28 @@ function apply() {
 controls.forEach(c => c.addEventListener('change', apply));
 search.addEventListener('input', apply);
 apply();
+// served (not opened from files): samples a running run adds appear, the filters kept as they are
+async function refresh() {
+  try {
+    const version = (await (await fetch('version', {cache: 'no-store'})).text()).trim();
+    if (version !== document.getElementById('version').textContent) {
+      const page = await (await fetch('index.html', {cache: 'no-store'})).text();
+      const fresh = new DOMParser().parseFromString(page, 'text/html');
+      for (const id of ['version', 'runs', 'total']) {
+        document.getElementById(id).replaceWith(fresh.getElementById(id));
+      }
+      document.querySelector('#samples tbody').replaceWith(fresh.querySelector('#samples tbody'));
+      for (const control of controls) {
+        const value = control.value;
+        control.innerHTML = fresh.querySelector(`select[name="${control.name}"]`).innerHTML;
+        control.value = value;
+      }
+      apply();
+    }
+  } catch (error) {}  // the server stopped: keep the page as it is
+  setTimeout(refresh, 2000);
+}
+if (location.protocol.startsWith('http')) setTimeout(refresh, 2000);
 """
 
 _FILTERS = (
@@ -86,7 +113,7 @@ def _pct(value: float | None) -> str:
 def _run_section(run: ViewedRun) -> str:
     report = run.report
     counts, info = report["counts"], report["run"]
-    modes = ", ".join(f"{group} {mode}" for group, mode in info["scoring"].items()) or "—"
+    modes = scoring_modes(report) or "—"
     cards = card("samples", str(counts["samples"])) + card(
         "right / wrong", f"{counts['correct']} / {counts['wrong']}"
     )
@@ -95,6 +122,7 @@ def _run_section(run: ViewedRun) -> str:
     if intervals.get("accuracy", {}).get("n"):
         cards += interval_card("accuracy", intervals["accuracy"], percent=True)
         cards += interval_card("mean score", intervals["mean_score"], percent=False)
+    cards += usage_cards(report)
     figures = "".join(
         f"<h3>{escape(families.get(name).impl.title or name)}</h3>{families.get(name).impl.html(value)}"
         for name, value in report["families"].items()
@@ -168,11 +196,13 @@ def index_page(runs: list[ViewedRun]) -> str:
             "details",
         )
     )
+    version = version_of(runs)
     body = (
-        f"<h1>daharness · {len(runs)} run{'s' if len(runs) > 1 else ''}</h1>"
-        + "".join(_run_section(run) for run in runs)
+        f'<h1>daharness · {plural(len(runs), "run")}</h1><span id="version" hidden>{version}</span>'
+        + f'<div id="runs">{"".join(_run_section(run) for run in runs)}</div>'
         + f'<h2>Samples</h2><div class="filters">{options}<label>search <input id="search" type="search" '
-        f'placeholder="id, answer, explanation…"></label><span><b id="shown">{len(rows)}</b> of {len(rows)} shown</span></div>'
+        f'placeholder="id, answer, explanation…"></label><span><b id="shown">{len(rows)}</b> of '
+        f'<span id="total">{len(rows)}</span> shown</span></div>'
         f'<table id="samples"><thead><tr>{header}</tr></thead><tbody>{body_rows}</tbody></table>'
         f"<script>{_SCRIPT}</script>"
     )
@@ -263,8 +293,78 @@ def _score(record: SampleRecord) -> str:
             if sub_rows
             else ""
         )
-        + f"<details><summary>all score details</summary><pre>{escape(json.dumps(score.details, indent=2, default=str))}</pre></details>"
+        + f"<details><summary>all score details</summary><pre>{escape(json.dumps(readable(score.details), indent=2, default=str))}</pre></details>"
     )
+
+
+def readable(value: Any) -> Any:
+    """Score details with the scorer's working paths (temporary folders, gone after the run) as file names."""
+    if isinstance(value, dict):
+        return {key: readable(inner) for key, inner in value.items()}
+    if isinstance(value, list):
+        return [readable(inner) for inner in value]
+    if isinstance(value, str) and value.startswith("/") and "\n" not in value and len(value) < 500:
+        return PurePosixPath(value).name
+    return value
+
+
+def gold_url(record: SampleRecord, name: str) -> str:
+    return f"../gold/{quote(file_safe(record.id))}/{quote(name)}"
+
+
+def _against_gold(run: ViewedRun, record: SampleRecord) -> str:
+    """The agent's tables diffed against the gold tables, its charts beside the gold charts."""
+    task = run.tasks.get(record.id)
+    if task is None:
+        return ""
+    gold_files = {f.name: f.source for f in task.gold.files}
+    parts = []
+    for scorer in task.scorers:
+        name = str(scorer.options.get("file") or "")
+        if scorer.name not in ("table", "chart") or name not in gold_files:
+            continue
+        mine = run.artifact(file_safe(record.id), name)
+        if scorer.name == "table":
+            if mine is None:
+                parts.append(f'<h3>{escape(name)}</h3><p class="bad">the agent left no {escape(name)}</p>')
+                continue
+            diff = table_diff(gold_files[name], mine, float(scorer.options.get("tolerance") or 1e-6))
+            parts.append(
+                f'<div class="table-diff" data-file="{escape(name)}"><h3>{escape(name)} '
+                f'<span class="meta">{escape(diff_summary(diff))}</span></h3>{diff.html}</div>'
+            )
+        elif run.gold_image(record.id, name) is not None:
+            theirs = (
+                f'<img class="figure predicted" alt="the agent\'s {escape(name)}" src="{escape(artifact_url(record, name))}">'
+                if mine is not None
+                else f'<p class="bad">the agent left no {escape(name)}</p>'
+            )
+            parts.append(
+                f'<div class="side chart-diff" data-file="{escape(name)}"><figure><figcaption>gold</figcaption>'
+                f'<img class="figure gold" alt="gold {escape(name)}" src="{escape(gold_url(record, name))}"></figure>'
+                f"<figure><figcaption>agent</figcaption>{theirs}</figure></div>"
+            )
+    return f'<h2>Against the gold</h2><div id="gold">{"".join(parts)}</div>' if parts else ""
+
+
+def _pager(run: ViewedRun, record: SampleRecord) -> str:
+    """Links to the samples before and after this one, in the order of the sample table."""
+    before, after = run.neighbours(record)
+
+    def link(other: SampleRecord | None, rel: str, label: str) -> str:
+        if other is None:
+            return f'<span class="none">{label}</span>'
+        return f'<a rel="{rel}" href="{quote(file_safe(other.id))}.html">{label} ({escape(other.id)})</a>'
+
+    return f'<nav class="pager">{link(before, "prev", "← previous")}{link(after, "next", "next →")}</nav>'
+
+
+def _inline(run: ViewedRun, record: SampleRecord, name: str) -> str:
+    """A CSV file shown as a table under its link."""
+    path = run.artifact(file_safe(record.id), name)
+    if path is None or PurePosixPath(name).suffix.lower() != ".csv":
+        return ""
+    return f'<details open class="csv-file"><summary>{escape(name)}</summary>{csv_table(path)}</details>'
 
 
 def sample_page(run: ViewedRun, record: SampleRecord) -> str:
@@ -291,17 +391,19 @@ def sample_page(run: ViewedRun, record: SampleRecord) -> str:
     answer_html = "".join(f"<pre class=answer>{escape(a or '(none)')}</pre>" for a in answers)
     saved = [name for name in record.artifacts if run.artifact(file_safe(record.id), name)]
     files = "".join(
-        f'<li><a href="{escape(artifact_url(record, name))}">{escape(name)}</a></li>' for name in saved
+        f'<li><a href="{escape(artifact_url(record, name))}">{escape(name)}</a>{_inline(run, record, name)}</li>'
+        for name in saved
     )
     shown = {
         name for step in steps if isinstance(step, ActionEvent) for name in step.observation.files_changed
     }
     not_shown = [name for name in saved if name not in shown]  # figures not already shown at their step
     body = (
-        f'<h1>sample {escape(record.id)} <span class="verdict {verdict(record)}">{verdict(record)}</span></h1>'
+        _pager(run, record)
+        + f'<h1>sample {escape(record.id)} <span class="verdict {verdict(record)}">{verdict(record)}</span></h1>'
         f"<p class=sub>{escape(facts)}</p>{request}"
-        f'<h2>Trajectory <small>({len(steps)} steps)</small></h2><div id="steps">{rendered or no_steps}</div>'
-        f"<h2>Final answer</h2>{answer_html}{_score(record)}"
+        f'<h2>Trajectory <small>({plural(len(steps), "step")})</small></h2><div id="steps">{rendered or no_steps}</div>'
+        f"<h2>Final answer</h2>{answer_html}{_score(record)}{_against_gold(run, record)}"
         + (f"<h2>Files the agent left</h2><ul>{files}</ul>{_images(run, record, not_shown)}" if saved else "")
     )
     return _page(f"sample {record.id}", body, 3)

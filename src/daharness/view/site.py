@@ -1,8 +1,9 @@
 """The viewer's pages by path, served on 127.0.0.1 or written to a folder as static HTML.
 
 Paths: index.html (runs and the sample table), runs/<i>/samples/<id>.html (a sample),
-runs/<i>/artifacts/<id>/<file> (a file the agent left, e.g. a figure). The same relative links work
-served and exported.
+runs/<i>/artifacts/<id>/<file> (a file the agent left, e.g. a figure), runs/<i>/gold/<id>/<file> (a gold
+chart of the sample's task, shown beside the agent's). The same relative links work served and exported.
+Served, `version` says when a run has new samples: the index page asks for it to show them as they come.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from urllib.parse import unquote, urlsplit
 from daharness.core.errors import UserError
 from daharness.core.runlog import file_safe
 from daharness.report.build import cannot_write
-from daharness.view.model import ViewedRun, open_runs
+from daharness.view.model import ViewedRun, open_runs, version_of
 from daharness.view.pages import index_page, sample_page
 
 HTML = "text/html; charset=utf-8"
@@ -30,19 +31,26 @@ class ViewSite:
     def get(self, path: str) -> tuple[str, bytes] | None:
         """(content type, body) of the page or file at `path`, or None."""
         parts = [unquote(part) for part in urlsplit(path).path.strip("/").split("/")]
+        for run in self.runs:  # a run still going on has added samples since the last request
+            run.refresh()
         if parts in ([""], ["index.html"]):
             return HTML, index_page(self.runs).encode()
+        if parts == ["version"]:
+            return "text/plain; charset=utf-8", version_of(self.runs).encode()
         if len(parts) < 4 or parts[0] != "runs" or not parts[1].isdigit() or int(parts[1]) >= len(self.runs):
             return None
         run = self.runs[int(parts[1])]
         if parts[2] == "samples" and len(parts) == 4 and parts[3].endswith(".html"):
             record = run.by_page_name(parts[3].removesuffix(".html"))
             return (HTML, sample_page(run, record).encode()) if record else None
+        found = None
         if parts[2] == "artifacts" and len(parts) >= 5:
             found = run.artifact(parts[3], "/".join(parts[4:]))
-            if found is not None:
-                kind = mimetypes.guess_type(found.name)[0] or "application/octet-stream"
-                return kind, found.read_bytes()
+        if parts[2] == "gold" and len(parts) == 5 and (record := run.by_page_name(parts[3])):
+            found = run.gold_image(record.id, parts[4])
+        if found is not None:
+            kind = mimetypes.guess_type(found.name)[0] or "application/octet-stream"
+            return kind, found.read_bytes()
         return None
 
     def export(self, out: Path) -> int:
@@ -67,12 +75,21 @@ class ViewSite:
                 page = folder / "samples" / f"{file_safe(record.id)}.html"
                 page.write_text(sample_page(run, record), encoding="utf-8")
                 pages += 1
+                _copy_gold_images(run, record.id, folder / "gold" / file_safe(record.id))
             if (run.root / "artifacts").is_dir():
                 # the agent's links are kept in artifacts as links; the export never follows them
                 shutil.copytree(
                     run.root / "artifacts", folder / "artifacts", dirs_exist_ok=True, ignore=_links
                 )
         return pages
+
+
+def _copy_gold_images(run: ViewedRun, record_id: str, into: Path) -> None:
+    task = run.tasks.get(record_id)
+    for gold in task.gold.files if task else []:
+        if (source := run.gold_image(record_id, gold.name)) is not None:
+            into.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(source, into / gold.name)
 
 
 def _links(folder: str, names: list[str]) -> list[str]:
