@@ -7,9 +7,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import duckdb
+import openpyxl
 import pytest
 
-from .test_scorers import _score
+from .test_scorers import _score, _table
 
 
 def _dbt_database(path: Path, value: int, schema: str) -> Path:
@@ -38,3 +39,31 @@ def test_check_local_database_with_a_schema_named_like_the_file(
         check_type=["table-schema-content"], schema_name=schema,
     )  # fmt: skip
     assert score.value == official, score.explanation
+
+
+def _one_value_book(path: Path, value: object) -> Path:
+    book = openpyxl.Workbook()
+    book.active.append(["x"])
+    book.active.append([value])
+    book.save(path)
+    return path
+
+
+@pytest.mark.parametrize(
+    ("gold", "mine", "precision", "official"),
+    [
+        # official compare_table: `sheet1 = sheet1.round(error_limit)` with `error_limit = r.get("precision", 4)`
+        (1.2345, 1.24, None, 0.0),
+        (2.5, 2.50001, None, 1.0),
+        (1.2345, 1.23449, None, 1.0),
+        (1.2345, 1.24, 1, 1.0),
+    ],
+)
+def test_sheet_data_rounds_to_the_rules_precision(
+    tmp_path: Path, gold: float, mine: float, precision: int | None, official: float
+) -> None:
+    rule = {"type": "sheet_data", "sheet_idx0": 0, "sheet_idx1": "EI0"}
+    if precision is not None:
+        rule["precision"] = precision
+    books = [_one_value_book(tmp_path / name, value) for name, value in (("m.xlsx", mine), ("g.xlsx", gold))]
+    assert _table(tmp_path, *books, [rule]).value == official

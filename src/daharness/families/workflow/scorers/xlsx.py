@@ -3,7 +3,7 @@
 Rules are checked in order and the first that fails gives 0. Sheets are named as the official
 evaluator names them: an int or `RI<n>` (the result's n-th sheet), `RN<name>` (the result's sheet by
 name), `EI<n>` / `EN<name>` (the expected workbook's). Rule types: `sheet_name`, `sheet_data` (cached
-values as pandas reads them, rounded to integers as the official code does), `chart` (`chart_props`),
+values as pandas reads them, rounded to `precision` decimals, 4 by default, as officially), `chart` (`chart_props`),
 `pivot_table` (`pivot_props`), `style` (`props`, conditional formatting applied where the rule is a
 comparison the evaluator can compute), `check_cell` (`props` rules on one cell) and `freeze`.
 """
@@ -40,7 +40,7 @@ class PairRule(_Rule):
 
 class SheetDataRule(PairRule):
     type: Literal["sheet_data"]
-    precision: int = 4  # accepted and, as officially, unused
+    precision: int = 4  # decimals both sheets are rounded to before they are compared
 
 
 class ChartRule(PairRule):
@@ -174,7 +174,12 @@ def _check(books: _Books, rule: Any) -> tuple[bool, str]:
         mine, gold = books.frame(rule.sheet_idx0), books.frame(rule.sheet_idx1)
         if mine is None:
             return False, f"no sheet {rule.sheet_idx0}"
-        return bool(mine.round().equals(gold.round())), "the sheets' values differ"
+        if gold is None:
+            return False, f"no sheet {rule.sheet_idx1}"
+        digits = rule.precision
+        return bool(
+            mine.round(digits).equals(gold.round(digits))
+        ), f"the sheets' values differ (to {digits} decimals)"
     if isinstance(rule, ChartRule):
         mine, gold = (_charts(books.sheet(i), rule.chart_props) for i in (rule.sheet_idx0, rule.sheet_idx1))
         return mine == gold, f"charts {mine} vs {gold}"
