@@ -7,8 +7,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import duckdb
+import nbformat
 import openpyxl
 import pytest
+from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
 
 from .test_scorers import _score, _table
 
@@ -67,3 +69,46 @@ def test_sheet_data_rounds_to_the_rules_precision(
         rule["precision"] = precision
     books = [_one_value_book(tmp_path / name, value) for name, value in (("m.xlsx", mine), ("g.xlsx", gold))]
     assert _table(tmp_path, *books, [rule]).value == official
+
+
+def _notebook(path: Path, *, stderr: bool = False, png: str = "AAAA", count: int = 1, pip: bool = False,
+              stdout: str = "hello\n", result: str = "42") -> Path:  # fmt: skip
+    outputs = []
+    if pip:
+        outputs.append(
+            new_output("stream", name="stdout", text="Requirement already satisfied: pandas in /usr\n")
+        )
+    outputs.append(new_output("stream", name="stdout", text=stdout))
+    if stderr:
+        outputs.append(new_output("stream", name="stderr", text="FutureWarning: something\n"))
+    outputs.append(new_output("execute_result", data={"text/plain": result}, execution_count=count))
+    figure = {"image/png": png, "text/plain": "<Figure size 640x480 with 1 Axes>"}
+    outputs.append(new_output("display_data", data=figure))
+    cell = new_code_cell("print('hello'); 42", execution_count=count, outputs=outputs)
+    nbformat.write(new_notebook(cells=[new_markdown_cell("# t"), cell]), path)
+    return path
+
+
+@pytest.mark.parametrize(
+    ("change", "official"),
+    [
+        # official compare_notebook_outputs keeps `output['name'] == 'stdout'` (less pip's
+        # 'Requirement already satisfied:' in the result) and `'text/plain' in output['data']`, and
+        # compares streams whole and results by `['data']['text/plain']`
+        ({"stderr": True}, 1.0),
+        ({"png": "BBBB"}, 1.0),
+        ({"count": 7}, 1.0),
+        ({"pip": True}, 1.0),
+        ({"stdout": "hello!\n"}, 0.0),
+        ({"result": "43"}, 0.0),
+    ],
+)
+def test_notebook_outputs_compare_stdout_and_text_results(
+    tmp_path: Path, change: dict, official: float
+) -> None:
+    gold, mine = _notebook(tmp_path / "gold.ipynb"), _notebook(tmp_path / "mine.ipynb", **change)
+    score = _score(
+        tmp_path, "compare_notebook_outputs", result={"kind": "file", "path": "nb.ipynb"},
+        expected={"kind": "gold", "path": "gold.ipynb"}, files={"nb.ipynb": mine}, gold={"gold.ipynb": gold},
+    )  # fmt: skip
+    assert score.value == official, score.explanation

@@ -32,17 +32,40 @@ def _cells_match(result: Path, expected: Path, differ: Callable[[Any, Any], str 
 
 @scorer("spider2v.compare_notebook_outputs", options=EvaluatorOptions)
 def compare_notebook_outputs(context: ScoringContext, options: EvaluatorOptions) -> Score:
-    """1 when the notebook has the gold's cells (count and types) and every code cell has exactly the
-    gold's outputs (text, data and execution counts of results as saved)."""
+    """1 when the notebook has the gold's cells (count and types) and every code cell has the gold's
+    visible outputs, as officially: its stdout streams (pip's "Requirement already satisfied" /
+    "Successfully installed" output of the result left out) and the `text/plain` of its results and
+    displays, in order. stderr, images and HTML, and execution counts are not compared."""
 
     def differ(cell: Any, want: Any) -> str | None:
         if cell.cell_type != want.cell_type:
             return f"{cell.cell_type}, expected {want.cell_type}"
-        if cell.cell_type == "code" and cell.outputs != want.outputs:
-            return "its outputs differ from the gold notebook's"
+        if cell.cell_type != "code":
+            return None
+        mine = [o for o in cell.outputs if _compared_output(o) and not _pip_noise(o)]
+        gold = [o for o in want.outputs if _compared_output(o)]
+        if len(mine) != len(gold):
+            return f"{len(mine)} compared outputs (stdout, text results), the gold notebook has {len(gold)}"
+        for number, (output, expected) in enumerate(zip(mine, gold, strict=True)):
+            if "name" in output and output != expected:
+                return f"output {number}: its stdout differs from the gold notebook's"
+            if "data" in output and (
+                "data" not in expected or output["data"]["text/plain"] != expected["data"].get("text/plain")
+            ):
+                return f"output {number}: its text/plain differs from the gold notebook's"
         return None
 
     return evaluate(context, options, lambda result, expected: _cells_match(result, expected, differ))
+
+
+def _compared_output(output: Any) -> bool:
+    """The outputs the official function compares: stdout streams, and results that have text/plain."""
+    return output.get("name") == "stdout" or "text/plain" in output.get("data", {})
+
+
+def _pip_noise(output: Any) -> bool:
+    text = output.get("text", "") if output.get("name") == "stdout" else ""
+    return "Requirement already satisfied:" in text or "Successfully installed" in text
 
 
 @scorer("spider2v.compare_notebook_cells", options=EvaluatorOptions)
