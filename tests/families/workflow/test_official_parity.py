@@ -11,6 +11,7 @@ import nbformat
 import openpyxl
 import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
+from openpyxl.chart import BarChart, LineChart, Reference
 
 from .test_scorers import _score, _table
 
@@ -112,3 +113,42 @@ def test_notebook_outputs_compare_stdout_and_text_results(
         expected={"kind": "gold", "path": "gold.ipynb"}, files={"nb.ipynb": mine}, gold={"gold.ipynb": gold},
     )  # fmt: skip
     assert score.value == official, score.explanation
+
+
+@pytest.mark.parametrize(
+    ("mine", "official"),
+    [
+        # official compare_csv: `open(result, encoding='utf-8', errors='ignore')`: the stray byte is dropped
+        (b"name,city\nJos\xe9,Paris\n", 1.0),
+        (b"name,city\nJose,Paris\n", 0.0),
+    ],
+)
+def test_compare_csv_drops_bytes_that_are_not_utf8(tmp_path: Path, mine: bytes, official: float) -> None:
+    (tmp_path / "mine.csv").write_bytes(mine)
+    (tmp_path / "gold.csv").write_bytes(b"name,city\nJos,Paris\n")
+    score = _score(
+        tmp_path, "compare_csv", result={"kind": "file", "path": "out.csv"},
+        expected={"kind": "gold", "path": "gold.csv"}, files={"out.csv": tmp_path / "mine.csv"},
+        gold={"gold.csv": tmp_path / "gold.csv"},
+    )  # fmt: skip
+    assert score.value == official
+
+
+def _chart_book(path: Path, kind: str) -> Path:
+    book = openpyxl.Workbook()
+    sheet = book.active
+    for row in (["a", 1], ["b", 2]):
+        sheet.append(row)
+    chart = BarChart() if kind == "bar" else LineChart()
+    chart.add_data(Reference(sheet, min_col=2, min_row=1, max_row=2))
+    sheet.add_chart(chart, "D2")
+    book.save(path)
+    return path
+
+
+# official load_charts: `info["direction"] = ch.barDir`, which raises AttributeError on a line chart
+@pytest.mark.parametrize(("kind", "official"), [("bar", 1.0), ("line", 0.0)])
+def test_chart_direction_fails_on_charts_without_one(tmp_path: Path, kind: str, official: float) -> None:
+    rule = {"type": "chart", "sheet_idx0": 0, "sheet_idx1": "EI0", "chart_props": ["direction"]}
+    books = [_chart_book(tmp_path / f"{name}.xlsx", kind) for name in ("mine", "gold")]
+    assert _table(tmp_path, *books, [rule]).value == official

@@ -83,8 +83,9 @@ def evaluate(
     )
 
 
-def text_of(value: Any) -> str:
-    """A result as text: a file's content, or a script's output as it is."""
+def text_of(value: Any, errors: str = "replace") -> str:
+    """A result as text: a file's content (bytes that are not UTF-8 handled by `errors`, as in `open`), or a
+    script's output as it is."""
     if isinstance(value, Path):
-        return value.read_text(encoding="utf-8", errors="replace")
+        return value.read_text(encoding="utf-8", errors=errors)
     return "" if value is None else str(value)
