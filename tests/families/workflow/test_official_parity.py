@@ -4,7 +4,9 @@ on the same input, with the official line that decides it quoted in a comment.""
 
 from __future__ import annotations
 
+from datetime import date
 from pathlib import Path
+from typing import Any
 
 import duckdb
 import nbformat
@@ -12,6 +14,7 @@ import openpyxl
 import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
 from openpyxl.chart import BarChart, LineChart, Reference
+from openpyxl.styles import PatternFill
 
 from .test_scorers import _score, _table
 
@@ -152,3 +155,46 @@ def test_chart_direction_fails_on_charts_without_one(tmp_path: Path, kind: str, 
     rule = {"type": "chart", "sheet_idx0": 0, "sheet_idx1": "EI0", "chart_props": ["direction"]}
     books = [_chart_book(tmp_path / f"{name}.xlsx", kind) for name in ("mine", "gold")]
     assert _table(tmp_path, *books, [rule]).value == official
+
+
+def _kinds_book(path: Path) -> Path:
+    """A text cell (openpyxl writes it inline), a boolean, a date and a number with a solid red fill."""
+    book = openpyxl.Workbook()
+    sheet = book.active
+    sheet["A1"], sheet["B1"], sheet["C1"], sheet["D1"] = "text", True, date(2024, 1, 15), 2.5
+    sheet["D1"].fill = PatternFill(fill_type="solid", fgColor="FFFF0000")
+    book.save(path)
+    return path
+
+
+@pytest.mark.parametrize(
+    ("coordinate", "prop", "ref", "official", "corrected"),
+    [
+        # official read_cell_value: `if "@t" not in cell["c"] or cell["c"]["@t"] == "n": return float(...)`,
+        # "s" and "str" read, any other type (b, inlineStr) falls through to None
+        ("C1", "value", 45306.0, 1.0, 0.0),  # a date is its serial number officially
+        ("B1", "value", True, 0.0, 1.0),  # a boolean reads None officially
+        ("A1", "value", "text", 0.0, 1.0),  # openpyxl's inline string reads None officially
+        ("D1", "value", 2.5, 1.0, 1.0),
+        # official _read_cell_style: `(diff_style or cell).fill.bgColor.rgb`; a solid fill shows fgColor
+        ("D1", "bgcolor", "FFFF0000", 0.0, 1.0),
+        ("D1", "bgcolor", "00000000", 1.0, 0.0),
+        ("D1", "fgcolor", "FFFF0000", 1.0, 1.0),
+    ],
+)
+def test_cell_values_and_colours_in_both_modes(
+    tmp_path: Path, coordinate: str, prop: str, ref: Any, official: float, corrected: float
+) -> None:
+    book = _kinds_book(tmp_path / "kinds.xlsx")
+    rule = {
+        "type": "check_cell",
+        "sheet_idx": 0,
+        "coordinate": coordinate,
+        "props": {prop: {"method": "eq", "ref": ref}},
+    }
+    for mode, want in (("compat", official), ("corrected", corrected)):
+        score = _score(
+            tmp_path, "compare_table", result={"kind": "file", "path": "Book.xlsx"}, files={"Book.xlsx": book},
+            rules=[rule], mode=mode,
+        )  # fmt: skip
+        assert (mode, score.value) == (mode, want), score.explanation

@@ -36,7 +36,7 @@ SHARED = (
 def _score(
     tmp_path: Path, func: str, *, result: dict[str, Any], expected: dict[str, Any] | None = None,
     files: dict[str, Path] | None = None, gold: dict[str, Path] | None = None, evidence: dict[str, Any] | None = None,
-    **options: Any,
+    mode: str = "", **options: Any,
 ) -> Score:  # fmt: skip
     """Score one evaluator function: `files` are the agent's (by home path), `gold` the hidden ones."""
     root = tmp_path / "home"
@@ -53,7 +53,7 @@ def _score(
     )  # fmt: skip
     submission = Submission(evidence={"script_outputs": evidence or {}})
     entry = scorers.get(f"spider2v.{func}")
-    context = ScoringContext(task, submission, Snapshot(root, names), "")
+    context = ScoringContext(task, submission, Snapshot(root, names), mode)
     return entry.fn(context, entry.parse_options(spec, "test"))
 
 
