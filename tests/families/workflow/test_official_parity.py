@@ -198,3 +198,51 @@ def test_cell_values_and_colours_in_both_modes(
             rules=[rule], mode=mode,
         )  # fmt: skip
         assert (mode, score.value) == (mode, want), score.explanation
+
+
+def test_dbt_profiles_reads_the_first_profiles_file_found(tmp_path: Path) -> None:
+    # official get_dbt_profiles: `for fp in config["dirs"]: ... get_vm_file(fp + '/profiles.yml')`, first found
+    project = _write_text(tmp_path / "project.yml", "shop:\n  target: dev\n")
+    wrong = _write_text(tmp_path / "wrong.yml", "shop:\n  target: prod\n")
+    result = {"kind": "first_file", "paths": [".dbt/profiles.yml", "projects/shop/profiles.yml"]}
+    rules = {"kind": "rule", "value": [["match", ["shop", "target"], "dev"]]}
+
+    def score(files: dict[str, Path]) -> float:
+        home = tmp_path / f"case{len(list(tmp_path.iterdir()))}"
+        home.mkdir()
+        return _score(home, "check_yaml_file", result=result, expected=rules, files=files).value
+
+    assert score({"projects/shop/profiles.yml": project}) == 1.0
+    assert score({".dbt/profiles.yml": wrong, "projects/shop/profiles.yml": project}) == 0.0  # ~/.dbt first
+    assert score({}) == 0.0
+
+
+def _write_text(path: Path, text: str) -> Path:
+    path.write_text(text)
+    return path
+
+
+def _image(path: Path, colour: tuple[int, int, int], size: tuple[int, int] = (40, 30)) -> Path:
+    from PIL import Image, ImageDraw
+
+    image = Image.new("RGB", size, "white")
+    ImageDraw.Draw(image).rectangle([5, 5, size[0] // 2, size[1] // 2], fill=colour)
+    image.save(path)
+    return path
+
+
+def test_compare_jupyterlab_images_by_green_histogram(tmp_path: Path) -> None:
+    # official compare_jupyterlab_images: cv2.compareHist(H1, H2, 0) of channel [1]; `if similarity == 1.0`
+    gold = _image(tmp_path / "gold.png", (200, 40, 40))
+
+    def score(mine: Path) -> float:
+        return _score(
+            tmp_path, "compare_jupyterlab_images", result={"kind": "file", "path": "result.png"},
+            expected={"kind": "gold", "path": "gold.png"}, files={"result.png": mine}, gold={"gold.png": gold},
+        ).value  # fmt: skip
+
+    assert score(_image(tmp_path / "same.png", (200, 40, 40))) == 1.0
+    assert (
+        score(_image(tmp_path / "red_other.png", (90, 40, 40))) == 1.0
+    )  # same green channel: officially 1 too
+    assert score(_image(tmp_path / "green.png", (40, 200, 40))) == 0.0

@@ -132,3 +132,38 @@ def are_jupyter_outputs_cleared(context: ScoringContext, options: CellStateOptio
         return float(passed), f"cells with outputs {executed}, expected {rules['expected']}"
 
     return evaluate(context, options, metric)
+
+
+@scorer("spider2v.compare_jupyterlab_images", options=EvaluatorOptions)
+def compare_jupyterlab_images(context: ScoringContext, options: EvaluatorOptions) -> Score:
+    """1 when the two images' green-channel histograms correlate perfectly, as the official function
+    compares them (OpenCV's HISTCMP_CORREL of 256-bin histograms, after scaling the image whose (width,
+    height) is the larger to the other's width, keeping its aspect ratio)."""
+
+    def metric(result: Path, expected: Path) -> tuple[float, str]:
+        from PIL import Image
+
+        mine, gold = (Image.open(path).convert("RGB") for path in (result, expected))
+        if mine.size > gold.size:  # tuples compared as the official code does
+            mine = mine.resize((gold.width, int(mine.height * gold.width / mine.width)), Image.BILINEAR)
+        else:
+            gold = gold.resize((mine.width, int(gold.height * mine.width / gold.width)), Image.BILINEAR)
+        correlation = _correlation(_green_histogram(mine), _green_histogram(gold))
+        return (1.0 if correlation == 1.0 else 0.0), f"green histogram correlation {correlation:.6f}"
+
+    return evaluate(context, options, metric)
+
+
+def _green_histogram(image: Any) -> Any:
+    import numpy as np
+
+    return np.bincount(np.asarray(image)[..., 1].ravel(), minlength=256).astype(np.float64)
+
+
+def _correlation(a: Any, b: Any) -> float:
+    """OpenCV's HISTCMP_CORREL; the official min-max normalisation before it does not change it."""
+    import numpy as np
+
+    da, db = a - a.mean(), b - b.mean()
+    denominator = float(np.sqrt((da * da).sum() * (db * db).sum()))
+    return float((da * db).sum() / denominator) if denominator else 1.0
