@@ -54,8 +54,23 @@ def test_mean_interval_matches_the_normal_approximation_for_a_proportion() -> No
     assert figure["value"] == 0.6 and figure["n"] == 100
     assert figure["low"] == pytest.approx(0.6 - half_width, abs=0.02)
     assert figure["high"] == pytest.approx(0.6 + half_width, abs=0.02)
-    assert mean_interval([1.0])["low"] is None  # no interval from one sample
+    assert figure["method"] == "Wilson score"
     assert mean_interval([])["value"] is None
+
+
+def test_intervals_and_tests_hold_at_the_extremes_and_for_few_samples() -> None:
+    # Wilson at 48/48: n / (n + z^2) = 48 / 51.84; a percentile bootstrap gave [100%, 100%]
+    assert mean_interval([1.0] * 48) == pytest.approx(
+        {"value": 1.0, "low": 0.9259, "high": 1.0, "n": 48, "method": "Wilson score"}
+    )
+    assert mean_interval([0.0] * 48)["high"] == pytest.approx(0.0741)
+    assert mean_interval([1.0])["low"] == pytest.approx(0.2065)  # one sample: wide, not undefined
+    # 3 pairs that all went 0 -> 1: of the 2^3 sign patterns 2 are as extreme; exact McNemar agrees
+    three = paired_difference([0.0] * 3, [1.0] * 3)
+    assert (three["p"], three["test"]) == (0.25, "sign-flip permutation (exact)")
+    assert three["low"] is None and three["method"] is None  # too few pairs for a bootstrap interval
+    assert mcnemar([False] * 3, [True] * 3)["p"] == 0.25
+    assert paired_difference([0.0, 0.0], [1.0, 1.0])["p"] == 0.5
 
 
 def test_mcnemar_counts_only_the_discordant_pairs() -> None:
@@ -99,7 +114,8 @@ def test_compare_pairs_samples_lists_flips_and_tests(tmp_path: Path) -> None:
     assert overall["accuracy"]["mcnemar"]["only_a_right"] == 2
     assert overall["accuracy"]["mcnemar"]["only_b_right"] == 10
     assert overall["accuracy"]["diff"] == pytest.approx(8 / 29, abs=1e-4)
-    assert overall["accuracy"]["low"] > 0  # B is better, and the interval says so
+    assert overall["accuracy"]["mcnemar"]["p"] < 0.05  # B is better, and the test says so
+    assert overall["accuracy"]["low"] is None  # 29 pairs: too few for a paired bootstrap interval
     flips = {flip["id"]: flip["direction"] for flip in comparison["flipped"]}
     assert flips == {"2": "lost", "4": "lost", **{str(i): "gained" for i in range(13, 23)}}
     groups = {group["group"]: group for group in comparison["groups"]}
@@ -126,7 +142,8 @@ def test_compare_command_opens_a_run_from_daharness_0_1(tmp_path: Path) -> None:
     assert figures["runs"][0]["errors"] == 1  # sample 5 of the old run failed in the harness
     assert figures["comparisons"][0]["same_suite"] is False
     page = html.read_text()
-    assert "Flipped samples (1)" in page and "95% percentile bootstrap" in page
+    assert "Flipped samples (1)" in page and "95% Wilson score" in page
+    assert "exact sign-flip permutation test for scores" in done.stdout
     assert "samples are paired by id, which may name different tasks" in page
     alone = subprocess.run(
         [sys.executable, "-m", "daharness", "compare", str(old)], capture_output=True, text=True

@@ -90,7 +90,7 @@ def build_report(run: RunDir) -> dict[str, Any]:
 
 
 def headline_intervals(counted: list[SampleRecord]) -> dict[str, Any]:
-    """Accuracy (share scored 1) and mean score with 95% bootstrap intervals, for the run and per family."""
+    """Accuracy (share scored 1) and mean score with 95% Wilson intervals (see stats.py), for the run and per family."""
 
     def both(records: list[SampleRecord]) -> dict[str, Any]:
         values = [r.score.value for r in records]  # type: ignore[union-attr]

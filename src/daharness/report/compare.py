@@ -65,7 +65,7 @@ def _paired_group(name: str, pairs: Sequence[tuple[SampleRecord, SampleRecord]])
             "a": mean_interval([float(_right(r)) for r in a])["value"],
             "b": mean_interval([float(_right(r)) for r in b])["value"],
             **paired_difference([float(_right(r)) for r in a], [float(_right(r)) for r in b]),
-            "mcnemar": mcnemar([_right(r) for r in a], [_right(r) for r in b]),
+            "mcnemar": mcnemar([_right(r) for r in a], [_right(r) for r in b]),  # the test for pass/fail
         },
         "mean_score": {
             "a": mean_interval([_value(r) for r in a])["value"],

@@ -23,8 +23,16 @@ def _num(value: float | None) -> str:
 
 def _interval(figure: dict[str, Any], show: Any) -> str:
     if figure.get("low") is None:
-        return "—"
+        return "[—]"
     return f"[{show(figure['low'])}, {show(figure['high'])}]"
+
+
+METHODS = (
+    "Intervals: 95% Wilson score over samples (rates; for mean scores in [0, 1], conservative). "
+    "Δ = B − A on the samples scored in both runs: exact McNemar test for right/wrong, exact sign-flip "
+    "permutation test for scores (Monte Carlo past 16 differing samples); a Δ interval is a paired "
+    "percentile bootstrap, given only from 30 paired samples on ([—] below)."
+)
 
 
 def _p(value: float | None) -> str:
@@ -70,7 +78,7 @@ def pair_rows(comparison: dict[str, Any]) -> list[tuple[list[str], bool]]:
 def print_comparison(console: Console, report: dict[str, Any]) -> None:
     for run in report["runs"]:
         console.print(f"{run['label']}: {markup(run['dir'])} ({markup(str(run['suite']))})")
-    table = Table(title="runs", title_justify="left")
+    table = Table(title="runs", title_justify="left", caption="intervals: 95% Wilson score")
     for column in RUN_COLUMNS:
         table.add_column(column)
     for row in run_rows(report):
@@ -86,6 +94,7 @@ def print_comparison(console: Console, report: dict[str, Any]) -> None:
         for row, flagged in pair_rows(comparison):
             pairs.add_row(*map(markup, row), style="bold" if flagged else None)
         console.print(pairs)
+        console.print(METHODS, style="dim")
         left_out = len(comparison["only_in_a"]) + len(comparison["only_in_b"])
         if left_out:
             console.print(f"left out (scored in one run only): {left_out}")
@@ -143,11 +152,7 @@ def render_comparison_html(report: dict[str, Any]) -> str:
             + f"<h3>Flipped samples ({len(comparison['flipped'])})</h3>"
             + (f'<ul class="flips">{flips}</ul>' if flips else "<p>None.</p>")
         )
-    note = (
-        "<p class=sub>Intervals: 95% percentile bootstrap over samples. Δ = B − A on the samples scored in "
-        "both runs; McNemar's exact test for right/wrong, a paired bootstrap test for scores. Bold rows: "
-        "p &lt; 0.05.</p>"
-    )
+    note = f"<p class=sub>{escape(METHODS)} Bold rows: p &lt; 0.05.</p>"
     return f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>daharness · comparison</title>
 <style>{_CSS} tr.sig td{{font-weight:600}} li.gained{{color:#2e7d32}} li.lost{{color:#c62828}}</style></head><body>

@@ -72,10 +72,10 @@ def card(label: str, value: str) -> str:
 
 
 def interval_card(label: str, figure: dict[str, Any], *, percent: bool) -> str:
-    """A card with a figure and, under it, its 95% bootstrap interval."""
+    """A card with a figure and, under it, its 95% interval (the method is the figure's `method`)."""
     show = pct if percent else (lambda v: f"{v:.3f}")
     interval = (
-        f"95% CI {show(figure['low'])} – {show(figure['high'])}"
+        f"95% CI {show(figure['low'])} – {show(figure['high'])} ({figure.get('method') or 'interval'})"
         if figure.get("low") is not None
         else "no interval"
     )

@@ -1,9 +1,16 @@
-"""Confidence intervals and paired tests for run figures.
+"""Confidence intervals and paired tests for run figures, chosen to hold for small n and for rates at 0% or
+100% (where a percentile bootstrap gives a zero-width interval).
 
-Intervals are 95% percentile bootstrap intervals (scipy.stats.bootstrap) over samples; a fixed seed makes
-a report the same each time it is built. Two runs are compared on the samples both scored: the paired
-per-sample difference gets a paired bootstrap interval and a two-sided paired bootstrap p-value, and
-right/wrong outcomes also get McNemar's exact test (a binomial test on the discordant pairs).
+- A rate or a mean of scores in [0, 1]: the Wilson score interval (scipy's `proportion_ci`). For scores
+  that are not all 0 or 1 it is conservative, since such a score's variance is at most mean * (1 - mean).
+  Values outside [0, 1] get a percentile bootstrap interval.
+- Two runs on the same samples: right/wrong outcomes get McNemar's exact test (a binomial test on the
+  discordant pairs); scores get an exact sign-flip permutation test of the mean paired difference (all
+  2^n sign patterns up to 2^16, else a seeded Monte Carlo of them). The paired difference gets a paired
+  bootstrap interval only from MIN_PAIRS_FOR_BOOTSTRAP pairs on, where it is a fair approximation; below,
+  no interval (the test still says whether the difference is significant).
+
+Every figure names its `method`, and the reports print it. A fixed seed makes a report the same each time.
 """
 
 from __future__ import annotations
@@ -16,60 +23,94 @@ from scipy import stats
 
 CONFIDENCE = 0.95
 RESAMPLES = 2000
+PERMUTATIONS = 2**16  # exact up to 16 nonzero paired differences
+MIN_PAIRS_FOR_BOOTSTRAP = 30
 SEED = 20240607
+
+WILSON = "Wilson score"
+BOOTSTRAP = "percentile bootstrap"
+PAIRED_BOOTSTRAP = "paired percentile bootstrap"
+EXACT_MCNEMAR = "exact McNemar"
 
 
 def mean_interval(values: Sequence[float]) -> dict[str, Any]:
-    """The mean of `values` with its bootstrap interval (no interval from fewer than two values, and a
-    zero-width one when every value is the same)."""
+    """The mean of `values` with its 95% interval and the `method` that gave it (no interval from an
+    empty list; from one value, Wilson's still)."""
     data = np.asarray(values, dtype=float)
     if data.size == 0:
-        return {"value": None, "low": None, "high": None, "n": 0}
+        return {"value": None, "low": None, "high": None, "n": 0, "method": None}
     value = float(data.mean())
-    if data.size < 2:
-        return {"value": round(value, 4), "low": None, "high": None, "n": 1}
-    if np.all(data == data[0]):
-        low = high = value
+    if np.all((data == 0) | (data == 1)):  # a rate
+        interval = stats.binomtest(int(data.sum()), int(data.size)).proportion_ci(
+            confidence_level=CONFIDENCE, method="wilson"
+        )
+        low, high, method = interval.low, interval.high, WILSON
+    elif np.all((data >= 0) & (data <= 1)):  # a mean of scores in [0, 1]
+        low, high = _wilson(value, int(data.size))
+        method = WILSON
+    elif data.size < 2 or np.all(data == data[0]):
+        low = high = None
+        method = None
     else:
         result = stats.bootstrap(
             (data,), np.mean, confidence_level=CONFIDENCE, n_resamples=RESAMPLES, method="percentile",
             random_state=np.random.default_rng(SEED),
         )  # fmt: skip
         low, high = result.confidence_interval
+        method = BOOTSTRAP
     return {
         "value": round(value, 4),
-        "low": round(float(low), 4),
-        "high": round(float(high), 4),
+        "low": None if low is None else round(float(low), 4),
+        "high": None if high is None else round(float(high), 4),
         "n": int(data.size),
+        "method": method,
     }
+
+
+def _wilson(mean: float, n: int) -> tuple[float, float]:
+    """Wilson's score interval for a mean of values in [0, 1] (the formula, with p = the mean)."""
+    z = float(stats.norm.ppf(0.5 + CONFIDENCE / 2))
+    centre = (mean + z * z / (2 * n)) / (1 + z * z / n)
+    half = z / (1 + z * z / n) * np.sqrt(mean * (1 - mean) / n + z * z / (4 * n * n))
+    return max(0.0, centre - half), min(1.0, centre + half)
 
 
 def paired_difference(a: Sequence[float], b: Sequence[float]) -> dict[str, Any]:
-    """mean(b) - mean(a) over paired samples, its paired bootstrap interval and two-sided p-value (the
-    share of resampled differences on the other side of zero, doubled)."""
-    first, second = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
-    differences = second - first
+    """mean(b) - mean(a) over paired samples: the exact sign-flip permutation p-value (two-sided) and,
+    from MIN_PAIRS_FOR_BOOTSTRAP pairs on, a paired bootstrap interval; `test` and `method` name them."""
+    differences = np.asarray(b, dtype=float) - np.asarray(a, dtype=float)
     n = int(differences.size)
+    empty = {"low": None, "high": None, "p": None, "n": n, "method": None, "test": None}
     if n == 0:
-        return {"diff": None, "low": None, "high": None, "p": None, "n": 0}
+        return {"diff": None, **empty}
     diff = float(differences.mean())
-    if n < 2 or np.all(differences == differences[0]):
-        p = 1.0 if diff == 0 else (0.0 if n >= 2 else None)
-        return {"diff": round(diff, 4), "low": round(diff, 4), "high": round(diff, 4), "p": p, "n": n}
-    result = stats.bootstrap(
-        (differences,), np.mean, confidence_level=CONFIDENCE, n_resamples=RESAMPLES, method="percentile",
-        random_state=np.random.default_rng(SEED),
+    p, test = sign_flip_p(differences)
+    low = high = method = None
+    if n >= MIN_PAIRS_FOR_BOOTSTRAP and not np.all(differences == differences[0]):
+        result = stats.bootstrap(
+            (differences,), np.mean, confidence_level=CONFIDENCE, n_resamples=RESAMPLES, method="percentile",
+            random_state=np.random.default_rng(SEED),
+        )  # fmt: skip
+        low, high = (round(float(x), 4) for x in result.confidence_interval)
+        method = PAIRED_BOOTSTRAP
+    elif n >= MIN_PAIRS_FOR_BOOTSTRAP:
+        low = high = round(diff, 4)
+        method = PAIRED_BOOTSTRAP
+    return {"diff": round(diff, 4), "low": low, "high": high, "p": p, "n": n, "method": method, "test": test}
+
+
+def sign_flip_p(differences: np.ndarray) -> tuple[float, str]:
+    """Two-sided p-value of a zero mean paired difference, by flipping the signs of the differences."""
+    nonzero = differences[differences != 0]
+    if nonzero.size <= 1:  # one pattern and its mirror image: both as extreme
+        return 1.0, "sign-flip permutation (exact)"
+    exact = 2 ** int(nonzero.size) <= PERMUTATIONS
+    result = stats.permutation_test(
+        (nonzero,), np.mean, permutation_type="samples", alternative="two-sided",
+        n_resamples=PERMUTATIONS, random_state=np.random.default_rng(SEED),
     )  # fmt: skip
-    resampled = np.asarray(result.bootstrap_distribution)
-    tail = min(np.mean(resampled <= 0), np.mean(resampled >= 0))
-    low, high = result.confidence_interval
-    return {
-        "diff": round(diff, 4),
-        "low": round(float(low), 4),
-        "high": round(float(high), 4),
-        "p": round(float(min(1.0, 2 * tail)), 4),
-        "n": n,
-    }
+    kind = "exact" if exact else f"Monte Carlo, {PERMUTATIONS} resamples"
+    return round(float(min(1.0, result.pvalue)), 4), f"sign-flip permutation ({kind})"
 
 
 def mcnemar(a_right: Sequence[bool], b_right: Sequence[bool]) -> dict[str, Any]:
@@ -79,6 +120,6 @@ def mcnemar(a_right: Sequence[bool], b_right: Sequence[bool]) -> dict[str, Any]:
     only_b = sum(1 for x, y in zip(a_right, b_right, strict=True) if y and not x)
     flips = only_a + only_b
     if not a_right:
-        return {"only_a_right": 0, "only_b_right": 0, "p": None}
+        return {"only_a_right": 0, "only_b_right": 0, "p": None, "test": EXACT_MCNEMAR}
     p = float(stats.binomtest(only_a, flips, 0.5).pvalue) if flips else 1.0
-    return {"only_a_right": only_a, "only_b_right": only_b, "p": round(p, 4)}
+    return {"only_a_right": only_a, "only_b_right": only_b, "p": round(p, 4), "test": EXACT_MCNEMAR}

@@ -184,3 +184,30 @@ def test_validating_a_suite_where_nothing_can_run_is_an_error_not_a_pass(tmp_pat
     )
     assert done.returncode == 2 and "Traceback" not in done.stderr
     assert "no task to check (1 unsupported" in done.stderr and "0 of 0" not in done.stdout
+
+
+def test_dbt_profiles_images_and_seaborn_tasks_are_supported(tmp_path: Path) -> None:
+    from daharness.families.workflow.limits import executed_code_need
+
+    profiles = {"type": "dbt_profiles", "dirs": ["/home/user/.dbt", "/home/user/projects/shop", "$DBT_PROFILES_DIR"],
+                "dest": "profiles.yml"}  # fmt: skip
+    rules = {"type": "rule", "rules": [["match", ["shop", "target"], "dev"]]}
+    _task_folder(
+        tmp_path, "profiles", evaluator={"func": "check_yaml_file", "result": profiles, "expected": rules}
+    )
+    folder = _task_folder(tmp_path, "images", evaluator={
+        "func": "compare_jupyterlab_images", "result": {"type": "vm_file", "path": "/home/user/result.png"},
+        "expected": {"type": "local_file", "path": "evaluation_examples/examples/dbt/images/gold.png"}})  # fmt: skip
+    (folder / "gold.png").write_bytes(b"png")
+    _task_folder(tmp_path, "localhost", evaluator={"func": "check_include_exclude", "result": {
+        "type": "vm_script_output", "src": "evaluation_examples/examples/dbt/localhost/docs.sh"},
+        "expected": {"type": "rule", "rules": {"include": ["ok"]}}})  # fmt: skip
+    (tmp_path / "examples/dbt/localhost/docs.sh").write_text("curl -s -o index.html http://localhost:8020\n")
+    suite = load_suite(f"spider2v:{tmp_path}")
+    assert sorted(t.id for t in suite.tasks) == ["images", "profiles"]
+    (profile_task,) = [t for t in suite.tasks if t.id == "profiles"]
+    assert profile_task.scorers[0].options["result"] == {
+        "kind": "first_file", "paths": [".dbt/profiles.yml", "projects/shop/profiles.yml"],
+    }  # fmt: skip
+    assert "server on localhost" in suite.unsupported["localhost"]  # not "the internet"
+    assert executed_code_need("import seaborn as sns\nsns.set_theme()", "notebook") is None

@@ -36,7 +36,7 @@ SHARED = (
 def _score(
     tmp_path: Path, func: str, *, result: dict[str, Any], expected: dict[str, Any] | None = None,
     files: dict[str, Path] | None = None, gold: dict[str, Path] | None = None, evidence: dict[str, Any] | None = None,
-    **options: Any,
+    mode: str = "", **options: Any,
 ) -> Score:  # fmt: skip
     """Score one evaluator function: `files` are the agent's (by home path), `gold` the hidden ones."""
     root = tmp_path / "home"
@@ -53,7 +53,7 @@ def _score(
     )  # fmt: skip
     submission = Submission(evidence={"script_outputs": evidence or {}})
     entry = scorers.get(f"spider2v.{func}")
-    context = ScoringContext(task, submission, Snapshot(root, names), "")
+    context = ScoringContext(task, submission, Snapshot(root, names), mode)
     return entry.fn(context, entry.parse_options(spec, "test"))
 
 
@@ -334,9 +334,7 @@ def _table(tmp_path: Path, mine: Path, gold: Path, rules: list[dict[str, Any]]) 
 def test_compare_table_sheet_data_chart_style_freeze_and_cells(tmp_path: Path) -> None:
     gold = _book(tmp_path / "gold.xlsx", 20.4, red=True)
     data = [{"type": "sheet_data", "sheet_idx0": 0, "sheet_idx1": "EI0"}]
-    assert (
-        _table(tmp_path, _book(tmp_path / "near.xlsx", 20.3), gold, data).value == 1
-    )  # values rounded to integers, as officially
+    assert _table(tmp_path, _book(tmp_path / "near.xlsx", 20.40001), gold, data).value == 1  # to 4 decimals
     assert _table(tmp_path, _book(tmp_path / "far.xlsx", 23.0), gold, data).value == 0
     chart = [
         {"type": "chart", "sheet_idx0": "RNData", "sheet_idx1": "ENData", "chart_props": ["type", "title"]}

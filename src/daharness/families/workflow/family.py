@@ -37,6 +37,7 @@ from daharness.families.workflow.checks import (
     keep_setup_state,
     setup_state,
 )
+from daharness.families.workflow.modes import WORKFLOW_MODES
 from daharness.families.workflow.scorers.inputs import SCRIPT_OUTPUTS
 from daharness.families.workflow.tools import tools_dir
 from daharness.families.workflow.validate import WorkflowValidation, print_workflow_validation, validate_suite
@@ -60,6 +61,8 @@ class WorkflowFamily(FamilyBase):
     """Spider2-V: success rate overall, by application, category, interface and instruction kind."""
 
     title = "workflow (Spider2-V)"
+    modes = WORKFLOW_MODES
+    mode_help = "Workflow (Spider2-V) workbook reading: 'corrected' or 'compat' (the official reading)."
     format_options = (
         FormatOption(
             "instruction",

@@ -39,6 +39,10 @@ _SCRIPT_NEEDS = (
     ),
     (re.compile(r"\bdocker\b"), "needs Docker"),
     (
+        re.compile(r"\b(curl|wget)\b[^\n]*https?://(localhost|127\.0\.0\.1)\b"),
+        "asks a server on localhost that must still run after the agent (its processes are stopped then)",
+    ),
+    (
         re.compile(r"\b(curl|wget)\b[^\n]*https?://|\bpip3? install\b|\bgit clone\b"),
         "downloads from the internet",
     ),

@@ -262,6 +262,14 @@ class TaskReader:
             return {"kind": "script_output", "path": dest}
         if kind == "local_file":
             return {"kind": "gold", "path": self._gold(raw, folder, out)}
+        if kind == "dbt_profiles":  # the first profiles.yml found in the listed folders
+            # `$VAR` folders are skipped: officially they are echoed in a fresh non-login shell, where
+            # (as the official getter's comment says) the variable is not set
+            folders = [str(d) for d in raw.get("dirs") or [] if not str(d).startswith("$")]
+            return {
+                "kind": "first_file",
+                "paths": [in_home(f"{d.rstrip('/')}/profiles.yml") for d in folders],
+            }
         raise Unsupported(
             f"evaluator reads '{kind}' (a browser, GUI or cloud state this sandbox does not have)"
         )

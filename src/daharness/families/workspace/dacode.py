@@ -81,8 +81,13 @@ def load_dacode(
     source_dir: Path,
     gold_dir: Path,
     suite: str,
+    refused: dict[str, str] | None = None,
 ) -> list[Task]:
-    """Tasks from task and eval JSONL files (several files: their union, the first line of an id wins)."""
+    """Tasks from task and eval JSONL files (several files: their union, the first line of an id wins).
+
+    A config whose options no scorer can take (a type the official metric would not accept either) is
+    refused alone: its id and the reason go into `refused` and the other tasks load. Without `refused`
+    such a config is an error naming the file and line."""
     task_files = [tasks_file] if isinstance(tasks_file, Path) else list(tasks_file)
     eval_files = [eval_file] if isinstance(eval_file, Path) else list(eval_file)
     task_rows: dict[str, dict[str, Any]] = {}
@@ -104,10 +109,15 @@ def load_dacode(
                 raise located(path, f"eval config for {task_id!r}, which is not in {where}", line)
             if problem := _eval_row_problem(row):
                 raise located(path, f"task {task_id}: {problem}", line)
-            tasks[task_id] = _to_task(
-                task_rows[task_id], row, source_dir / task_id, gold_dir / task_id, suite
-            )
-    if not tasks:
+            try:
+                tasks[task_id] = _to_task(
+                    task_rows[task_id], row, source_dir / task_id, gold_dir / task_id, suite
+                )
+            except UserError as exc:
+                if refused is None:
+                    raise located(path, str(exc), line) from exc
+                refused[task_id] = f"{path.name} line {line}: {exc}"
+    if not tasks and not refused:
         raise UserError(f"{', '.join(str(f) for f in eval_files)}: no eval configs")
     return list(tasks.values())
 
@@ -146,11 +156,19 @@ def dacode_suite(location: Path, options: Mapping[str, Any]) -> Suite:
         if not (root / folder).is_dir():
             raise UserError(f"{root}: no {folder}/ folder beside the configs")
     name = f"dacode:{location.resolve().name}"
+    refused: dict[str, str] = {}
     tasks = load_dacode(
-        task_files, eval_files, source_dir=root / "source", gold_dir=root / "gold", suite=name
+        task_files,
+        eval_files,
+        source_dir=root / "source",
+        gold_dir=root / "gold",
+        suite=name,
+        refused=refused,
     )
     sources = {"tasks": ", ".join(map(str, task_files)), "eval": ", ".join(map(str, eval_files))}
-    return Suite(name=name, tasks=tasks, sources={**sources, "root": str(root.resolve())})
+    return Suite(
+        name=name, tasks=tasks, sources={**sources, "root": str(root.resolve())}, unsupported=refused
+    )
 
 
 def _config_files(root: Path) -> tuple[list[Path], list[Path]]:
@@ -187,9 +205,7 @@ def _as_list(value: Any) -> list[Any]:
 def _to_task(task: dict[str, Any], evaluation: dict[str, Any], source: Path, gold: Path, suite: str) -> Task:
     task_id = str(task["id"])
     config = evaluation.get("config") or {}
-    funcs = _as_list(evaluation["func"])
-    results = _as_list(evaluation.get("result", []))
-    options = _as_list(evaluation.get("options") or [{}])
+    funcs, results, options = _aligned(evaluation)
     warnings: list[str] = []
     scorers = []
     for index, func in enumerate(funcs):
@@ -197,7 +213,7 @@ def _to_task(task: dict[str, Any], evaluation: dict[str, Any], source: Path, gol
         if name is None:
             warnings.append(f"task {task_id}: metric {func!r} is not supported; it is skipped")
             continue
-        given = dict(options[index] if index < len(options) and options[index] else options[0] or {})
+        given = dict(options[index] or {})
         for unknown in sorted(set(given) - known_options(name)):
             warnings.append(f"task {task_id}: unknown option {unknown!r} for {func} (ignored)")
             given.pop(unknown)
@@ -207,7 +223,7 @@ def _to_task(task: dict[str, Any], evaluation: dict[str, Any], source: Path, gol
                     f"task {task_id}: unknown chart key {key!r} (compat scores 0, as the official "
                     "evaluator fails; corrected ignores it)"
                 )
-        result = results[index] if index < len(results) else (results[0] if results else {})
+        result = results[index]
         scorers.append(ScorerSpec(name=name, options=_spec_options(name, func, given, result, config)))
     category, subcategory = _TAXONOMY.get(str(config.get("task", task.get("type", ""))).lower(), (None, None))
     if subcategory == "machine learning":  # the config's type says which kind
@@ -238,6 +254,23 @@ def _to_task(task: dict[str, Any], evaluation: dict[str, Any], source: Path, gol
     )
     check_task_scorers(converted)  # a wrong option type is an error naming the task and field
     return converted
+
+
+def _aligned(evaluation: dict[str, Any]) -> tuple[list[str], list[dict[str, Any]], list[dict[str, Any]]]:
+    """(metric, result, options) per metric call, as the official evaluate.py lines them up: a single metric
+    runs once per result entry (e.g. one compare_csv over two files, scores averaged), a single options
+    entry serves every call, and longer lists are cut to the shortest."""
+    funcs = _as_list(evaluation["func"])
+    results = _as_list(evaluation.get("result") or [{}])
+    options = [item or {} for item in _as_list(evaluation.get("options") or [{}])]
+    if any("number" in item for item in results):  # a text answer: one expected value, whatever follows
+        results = results[:1]
+    calls = max(len(funcs), len(results))
+    funcs, results, options = (
+        [*items] * calls if len(items) == 1 else items for items in (funcs, results, options)
+    )
+    calls = min(len(funcs), len(results), len(options))
+    return funcs[:calls], results[:calls], options[:calls]
 
 
 def _spec_options(

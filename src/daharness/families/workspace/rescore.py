@@ -50,13 +50,17 @@ def rescore_dacode(
     (`confined=False`: unconfined, `--sandbox unsafe-local`)."""
     if not outputs_dir.is_dir():  # every task would score 0 for a mistyped path
         raise UserError(f"--outputs {outputs_dir}: not a folder")
+    refused: dict[str, str] = {}
     tasks = load_dacode(
         tasks_file,
         eval_file,
         source_dir=source_dir or gold_dir.parent / "source",
         gold_dir=gold_dir,
         suite="dacode",
+        refused=refused,
     )
+    if not tasks:
+        raise UserError(f"{eval_file}: no task can be scored ({len(refused)} refused)")
     settings = ScoringSettings(modes={"workspace": mode})
     records: list[SampleRecord] = []
     missing: list[str] = []
@@ -78,6 +82,7 @@ def rescore_dacode(
         **(category_figures(records) or {}),
         "missing_outputs": missing,
         "explanations": explanations,
+        "refused": refused,  # configs no scorer can take: not scored, not in the average
     }
     if mode == "compat" and missing:
         present = [v for k, v in scores.items() if k not in missing]
@@ -161,6 +166,12 @@ def print_rescored_outputs(console: Console, figures: dict[str, Any], title: str
     ):
         console.print(f"{label}: " + ", ".join(f"{k} {v:.4f}" for k, v in figures.get(key, {}).items()))
     console.print(f"average {figures['average']:.4f} over {len(figures['scores'])} tasks")
+    for task_id, reason in figures.get("refused", {}).items():
+        console.print(f"[yellow]refused[/] {escape(task_id)}: {escape(reason)}")
+    if figures.get("refused"):
+        console.print(
+            f"{len(figures['refused'])} tasks refused (their configs cannot be scored; not in the average)"
+        )
     if figures.get("official_average_without_missing") is not None:
         console.print(
             "the official tool drops tasks without output: its average would be "

@@ -432,3 +432,32 @@ def test_an_unknown_metric_in_a_task_is_an_error_when_the_task_is_loaded() -> No
         UserError, match=r"task t: scorer 'ml': option 'metric': .*unknown ML metric 'auc_pr'"
     ):
         entry.parse_options({"file": "p.csv", "metric": "auc_pr"}, "task t")
+
+
+def test_corrected_recalibrates_bounds_set_under_the_official_silhouette(tmp_path: Path) -> None:
+    """DA-Code set a clustering task's upper bound to its gold's official (inflated) silhouette; corrected
+    scales both bounds by (gold's standard silhouette) / (best bound), so the gold scores 1 and a worse
+    clustering keeps its place below it."""
+    rng = np.random.default_rng(7)
+    points = np.concatenate([rng.normal(centre, 0.6, size=(40, 2)) for centre in (0.0, 4.0, 8.0)])
+    labels = np.repeat([0, 1, 2], 40)
+    gold = tmp_path / "gold.csv"
+    pd.DataFrame({"x": points[:, 0], "y": points[:, 1], "Cluster": labels}).to_csv(gold, index=False)
+    official = metric_value("silhouette", None, labels, features=points, mode="compat")
+    standard = silhouette_score(points, labels)
+    assert official > standard  # the bound below is out of the gold's reach without recalibration
+    worse_labels = labels.copy()
+    worse_labels[::4] = (worse_labels[::4] + 1) % 3
+    worse = tmp_path / "worse.csv"
+    pd.DataFrame({"x": points[:, 0], "y": points[:, 1], "Cluster": worse_labels}).to_csv(worse, index=False)
+
+    def score(path: Path, mode: str) -> float:
+        return score_ml(
+            path, gold, metric="silhouette", lower_bound=0.1, upper_bound=official, mode=mode
+        ).value
+
+    assert score(gold, "corrected") == 1.0
+    factor = standard / official
+    expected = (silhouette_score(points, worse_labels) - 0.1 * factor) / (official * factor - 0.1 * factor)
+    assert score(worse, "corrected") == pytest.approx(expected)
+    assert score(gold, "compat") == 1.0  # officially the bound was the gold's own (inflated) value

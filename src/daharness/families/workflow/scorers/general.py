@@ -104,10 +104,11 @@ class CompareCsvOptions(EvaluatorOptions):
 
 @scorer("spider2v.compare_csv", options=CompareCsvOptions)
 def compare_csv(context: ScoringContext, options: CompareCsvOptions) -> Score:
-    """1 when the two CSV files have the same lines (as text), with the options' normalisations."""
+    """1 when the two CSV files have the same lines (as text), with the options' normalisations; bytes that
+    are not UTF-8 are dropped, as the official `errors='ignore'` does."""
 
     def lines(value: Any) -> list[str]:
-        found = text_of(value).splitlines()
+        found = text_of(value, errors="ignore").splitlines()
         if not options.strict:
             found = [line.strip() for line in found]
         if options.ignore_case:

@@ -2,7 +2,8 @@
 error inside an evaluator becomes a 0 with its reason (as the official evaluator treats it).
 
 A task's evaluator names, per function, a `result` and an `expected` source:
-`file` (a file the agent left, by its path in the task's home), `script_output` (what a check script
+`file` (a file the agent left, by its path in the task's home), `first_file` (the first of several such
+paths that exists: the official `dbt_profiles` getter), `script_output` (what a check script
 printed after the agent, gathered by the workflow family into `submission.evidence`), `gold` (a hidden
 file of the task), `rule` (a value written in the task) or `none`.
 """
@@ -24,8 +25,9 @@ SCRIPT_OUTPUTS = "script_outputs"  # submission.evidence key: script path in the
 class Source(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    kind: Literal["file", "script_output", "gold", "rule", "none"]
+    kind: Literal["file", "first_file", "script_output", "gold", "rule", "none"]
     path: str | None = None  # file / script_output: path in the task's home; gold: the gold file's name
+    paths: list[str] = []  # first_file: paths in the task's home, in the order they are looked for
     value: Any = None  # rule: the rule as the task writes it
 
 
@@ -47,6 +49,11 @@ def read_source(context: ScoringContext, source: Source) -> Any:
         if found is None:
             raise MissingInput(f"no file {source.path} in the home folder")
         return found
+    if source.kind == "first_file":
+        for path in source.paths:
+            if (found := context.output(path)) is not None:
+                return found
+        raise MissingInput(f"none of {', '.join(source.paths)} in the home folder")
     if source.kind == "script_output":
         outputs = context.submission.evidence.get(SCRIPT_OUTPUTS, {})
         if source.path not in outputs:
@@ -83,8 +90,9 @@ def evaluate(
     )
 
 
-def text_of(value: Any) -> str:
-    """A result as text: a file's content, or a script's output as it is."""
+def text_of(value: Any, errors: str = "replace") -> str:
+    """A result as text: a file's content (bytes that are not UTF-8 handled by `errors`, as in `open`), or a
+    script's output as it is."""
     if isinstance(value, Path):
-        return value.read_text(encoding="utf-8", errors="replace")
+        return value.read_text(encoding="utf-8", errors=errors)
     return "" if value is None else str(value)

@@ -3,7 +3,7 @@
 Rules are checked in order and the first that fails gives 0. Sheets are named as the official
 evaluator names them: an int or `RI<n>` (the result's n-th sheet), `RN<name>` (the result's sheet by
 name), `EI<n>` / `EN<name>` (the expected workbook's). Rule types: `sheet_name`, `sheet_data` (cached
-values as pandas reads them, rounded to integers as the official code does), `chart` (`chart_props`),
+values as pandas reads them, rounded to `precision` decimals, 4 by default, as officially), `chart` (`chart_props`),
 `pivot_table` (`pivot_props`), `style` (`props`, conditional formatting applied where the rule is a
 comparison the evaluator can compute), `check_cell` (`props` rules on one cell) and `freeze`.
 """
@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from daharness.core.registry import scorer
 from daharness.core.score import Score
 from daharness.core.scoring import ScoringContext
+from daharness.families.workflow.modes import WORKFLOW_MODES
 from daharness.families.workflow.scorers.inputs import EvaluatorOptions, evaluate
 
 SheetIndex = int | str
@@ -40,7 +41,7 @@ class PairRule(_Rule):
 
 class SheetDataRule(PairRule):
     type: Literal["sheet_data"]
-    precision: int = 4  # accepted and, as officially, unused
+    precision: int = 4  # decimals both sheets are rounded to before they are compared
 
 
 class ChartRule(PairRule):
@@ -102,10 +103,11 @@ class CompareTableOptions(EvaluatorOptions):
 class _Books:
     """The result and expected workbooks, opened lazily the ways the rules need them."""
 
-    def __init__(self, result: Path, expected: Path | None) -> None:
+    def __init__(self, result: Path, expected: Path | None, compat: bool = False) -> None:
         import openpyxl
         import pandas as pd
 
+        self.compat = compat
         self.paths = {"R": result, "E": expected}
         self.excel = {"R": pd.ExcelFile(result), "E": pd.ExcelFile(expected) if expected else None}
         self.books = {
@@ -143,19 +145,27 @@ class _Books:
         except Exception:
             return None
 
+    def source(self, index: SheetIndex) -> tuple[Path, str]:
+        """(workbook file, sheet name) of a sheet index, for reading its XML."""
+        side, name = self.locate(index)
+        path = self.paths[side]
+        if path is None:
+            raise ValueError(f"sheet {index!r}: no expected workbook")
+        return path, name
+
     def sheet(self, index: SheetIndex, cached: bool = False) -> Any:
         side, name = self.locate(index)
         book = (self.cached if cached else self.books)[side]
         return book[name] if book is not None and name in book.sheetnames else None
 
 
-@scorer("spider2v.compare_table", options=CompareTableOptions)
+@scorer("spider2v.compare_table", options=CompareTableOptions, modes=WORKFLOW_MODES)
 def compare_table(context: ScoringContext, options: CompareTableOptions) -> Score:
     """1 when every rule holds between the result workbook and the expected one (see the module)."""
 
     def metric(result: Path, expected: Path | None) -> tuple[float, str]:
         try:
-            books = _Books(result, expected)
+            books = _Books(result, expected, compat=context.mode == "compat")
         except Exception as exc:  # not a workbook the official code can open: 0
             return 0.0, f"cannot open the result workbook: {exc}"
         for number, rule in enumerate(options.rules):
@@ -174,7 +184,12 @@ def _check(books: _Books, rule: Any) -> tuple[bool, str]:
         mine, gold = books.frame(rule.sheet_idx0), books.frame(rule.sheet_idx1)
         if mine is None:
             return False, f"no sheet {rule.sheet_idx0}"
-        return bool(mine.round().equals(gold.round())), "the sheets' values differ"
+        if gold is None:
+            return False, f"no sheet {rule.sheet_idx1}"
+        digits = rule.precision
+        return bool(
+            mine.round(digits).equals(gold.round(digits))
+        ), f"the sheets' values differ (to {digits} decimals)"
     if isinstance(rule, ChartRule):
         mine, gold = (_charts(books.sheet(i), rule.chart_props) for i in (rule.sheet_idx0, rule.sheet_idx1))
         return mine == gold, f"charts {mine} vs {gold}"
@@ -182,8 +197,10 @@ def _check(books: _Books, rule: Any) -> tuple[bool, str]:
         mine, gold = (_pivots(books.sheet(i), rule.pivot_props) for i in (rule.sheet_idx0, rule.sheet_idx1))
         return mine == gold, f"pivot tables {mine} vs {gold}"
     if isinstance(rule, StyleRule):
-        mine = _styles(books.sheet(rule.sheet_idx0), books.sheet(rule.sheet_idx0, cached=True), rule.props)
-        gold = _styles(books.sheet(rule.sheet_idx1), books.sheet(rule.sheet_idx1, cached=True), rule.props)
+        mine, gold = (
+            _styles(books.sheet(index), books.sheet(index, cached=True), rule.props, books.compat)
+            for index in (rule.sheet_idx0, rule.sheet_idx1)
+        )
         differ = sorted(k for k in mine.keys() | gold.keys() if mine.get(k) != gold.get(k))
         return not differ, f"styles differ at {differ[:10]}"
     if isinstance(rule, FreezeRule):
@@ -198,19 +215,50 @@ def _check(books: _Books, rule: Any) -> tuple[bool, str]:
     if sheet is None:
         return False, f"no sheet {rule.sheet_idx}"
     for prop, check in rule.props.items():
-        value = (
-            _cell_value(cached[rule.coordinate].value)
-            if prop == "value"
-            else _style(prop, sheet[rule.coordinate])
-        )
+        if prop != "value":
+            value = _style(prop, sheet[rule.coordinate], compat=books.compat)
+        elif books.compat:
+            value = _official_cell_value(*books.source(rule.sheet_idx), rule.coordinate)
+        else:
+            value = _cell_value(cached[rule.coordinate].value)
         if not match_rule(value, check):
             return False, f"{rule.coordinate} {prop} = {value!r} does not satisfy {check}"
     return True, ""
 
 
 def _cell_value(value: Any) -> Any:
-    """A cached cell value as the official reader returns it: numbers as floats."""
+    """A cell's cached value as it shows (corrected): numbers as floats, dates as datetimes, booleans and
+    strings as they are, however they are stored."""
     return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else value
+
+
+_MAIN = "{http://schemas.openxmlformats.org/spreadsheetml/2006/main}"
+
+
+def _official_cell_value(book: Path, sheet_name: str, coordinate: str) -> Any:
+    """A cell's value as the official `read_cell_value` reads the sheet XML (compat): `sheet<sheetId>.xml`,
+    a number (also a date: its serial) as a float, a shared string, a formula's string; a boolean, an inline
+    string (what openpyxl writes) or an error reads None."""
+    import zipfile
+    from xml.etree import ElementTree
+
+    with zipfile.ZipFile(book) as archive:
+        workbook = ElementTree.fromstring(archive.read("xl/workbook.xml"))
+        ids = {sheet.get("name"): sheet.get("sheetId") for sheet in workbook.iter(f"{_MAIN}sheet")}
+        sheet = ElementTree.fromstring(archive.read(f"xl/worksheets/sheet{ids[sheet_name]}.xml"))
+        cell = next((c for c in sheet.iter(f"{_MAIN}c") if c.get("r") == coordinate), None)
+        if cell is None:
+            return None
+        kind, stored = cell.get("t", "n"), cell.findtext(f"{_MAIN}v")
+        if stored is None:
+            return None
+        if kind == "n":
+            return float(stored)
+        if kind == "s":
+            shared = ElementTree.fromstring(archive.read("xl/sharedStrings.xml"))
+            item = list(shared.iter(f"{_MAIN}si"))[int(stored)]
+            return "".join(text.text or "" for text in item.iter(f"{_MAIN}t"))
+        return stored if kind == "str" else None
 
 
 def _title(title: Any) -> Any:
@@ -245,7 +293,7 @@ def _charts(sheet: Any, props: list[str]) -> dict[str, dict[str, Any]]:
             "width": lambda c: c.width,
             "height": lambda c: c.height,
             "type": lambda c: c.tagname,
-            "direction": lambda c: getattr(c, "barDir", None),
+            "direction": _bar_direction,
             "xtitle": lambda c: _title(getattr(c.x_axis, "title", None)),
             "ytitle": lambda c: _title(getattr(c.y_axis, "title", None)),
             "ztitle": lambda c: _title(getattr(getattr(c, "z_axis", None), "title", None)),
@@ -254,6 +302,13 @@ def _charts(sheet: Any, props: list[str]) -> dict[str, dict[str, Any]]:
             info[prop] = readers[prop](chart)
         found[";".join(series)] = info
     return found
+
+
+def _bar_direction(chart: Any) -> str:
+    """A bar chart's direction; any other chart fails the rule, as the official `ch.barDir` raises there."""
+    if not hasattr(chart, "barDir"):
+        raise ValueError(f"a {chart.tagname} has no direction (the official load_charts fails on it)")
+    return str(chart.barDir)
 
 
 def _reference(data: Any) -> str:
@@ -306,8 +361,11 @@ def _pivots(sheet: Any, props: list[str]) -> dict[str, dict[str, Any]]:
     return found
 
 
-def _style(prop: str, cell: Any, dxf: Any = None) -> Any:
-    """One style property of a cell (or of a conditional format's style), as the official reader."""
+def _style(prop: str, cell: Any, dxf: Any = None, compat: bool = False) -> Any:
+    """One style property of a cell (or of a conditional format's style), as the official reader. Colours:
+    corrected gives the colour a solid fill shows for both `bgcolor` and `fgcolor` (a cell's fgColor, a
+    conditional style's bgColor); compat reads `fill.bgColor` / `fill.fgColor` as officially, so a cell's
+    solid red fill has bgcolor 00000000 there."""
     from openpyxl.cell.cell import MergedCell
 
     empty = cell.value is None
@@ -329,6 +387,8 @@ def _style(prop: str, cell: Any, dxf: Any = None) -> Any:
         return getattr(source.fill, "tagname", None) if source.fill is not None else None
     if prop in ("bgcolor", "fgcolor"):
         try:
+            if compat:
+                return (source.fill.bgColor if prop == "bgcolor" else source.fill.fgColor).rgb
             return dxf.fill.bgColor.rgb if dxf is not None else cell.fill.fgColor.rgb
         except AttributeError:
             return None
@@ -337,12 +397,14 @@ def _style(prop: str, cell: Any, dxf: Any = None) -> Any:
     return isinstance(cell, MergedCell)  # merge
 
 
-def _styles(sheet: Any, cached: Any, props: list[str]) -> dict[str, list[Any]]:
+def _styles(sheet: Any, cached: Any, props: list[str], compat: bool) -> dict[str, list[Any]]:
     """Every cell's asked properties, with the style of the conditional formats that apply to it."""
     if sheet is None:
         return {}
     found = {
-        cell.coordinate: [_style(p, cell) for p in props] for column in sheet.iter_cols() for cell in column
+        cell.coordinate: [_style(p, cell, compat=compat) for p in props]
+        for column in sheet.iter_cols()
+        for cell in column
     }
     for formatting in sheet.conditional_formatting:
         for rule in formatting.rules:
@@ -354,7 +416,7 @@ def _styles(sheet: Any, cached: Any, props: list[str]) -> dict[str, list[Any]]:
                     value = _cell_value(cached.cell(row=row, column=column).value)
                     if value is not None and test(value):
                         cell = sheet.cell(row=row, column=column)
-                        found[cell.coordinate] = [_style(p, cell, rule.dxf) for p in props]
+                        found[cell.coordinate] = [_style(p, cell, rule.dxf, compat) for p in props]
     return found
 
 

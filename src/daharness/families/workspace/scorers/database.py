@@ -37,8 +37,9 @@ from __future__ import annotations
 
 import io
 import sqlite3
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -138,7 +139,8 @@ def score_database(
     *,
     mode: Mode = "corrected",
     tables: Sequence[str] | None = None,
-    ignore_order: bool | None = None,
+    ignore_order: bool | Sequence[bool] | None = None,
+    condition_cols: Sequence[Sequence[int | str]] | None = None,
     score_rule: ScoreRule | None = None,
     tolerance: float | None = None,
     timeout_s: float | None = None,
@@ -153,8 +155,12 @@ def score_database(
         gold: the gold database, of either type (each file's type comes from its own extension).
         mode: ``corrected`` (default) or ``compat``; see the module docstring.
         tables: the gold tables to compare; ``None`` or empty means every table of the gold database.
-        ignore_order: compare each table regardless of row order; ``None`` means the mode's default
-            (corrected True, since a table's rows have no order; compat False, the official default).
+        ignore_order: compare each table regardless of row order; one value for every table or a list with
+            one per table (the official shape); ``None`` means the mode's default (corrected True, since a
+            table's rows have no order; compat False, the official default).
+        condition_cols: per table, the gold columns that must be found (``[]``: all of them).
+            A list shorter than the tables: compat scores 0 (the official code fails on the missing entry),
+            corrected uses the default for the tables it does not reach.
         score_rule: per table, ``all`` (every gold column found) or ``divide`` (the fraction found). The
             database then scores: corrected, 1 only if every table scores 1 (``all``) or the mean over
             tables (``divide``); compat, the minimum over tables. ``None`` means the mode's default
@@ -169,12 +175,11 @@ def score_database(
     officially) and raises ``ValueError`` in corrected. ``details`` list every table with its score, the
     predicted table compared with it, its ``found`` and ``missed`` gold columns, or ``missing``.
     """
-    if ignore_order is None:
-        ignore_order = mode != "compat"
+    per_table = _PerTable(mode, ignore_order, condition_cols)
     options = TableOptions.resolve(
         mode,
         condition_cols=None,
-        ignore_order=ignore_order,
+        ignore_order=per_table.default_order,
         score_rule=score_rule,
         tolerance=tolerance,
         timeout_s=timeout_s,
@@ -184,12 +189,16 @@ def score_database(
     predicted, gold = Path(predicted), Path(gold)
     details: dict[str, Any] = {**options.summary(), "predicted": str(predicted), "timed_out": False}
     details.pop("condition_cols")
+    if per_table.given:
+        details["per_table"] = per_table.given
     if not predicted.is_file():
         return Score(value=0.0, explanation=f"no predicted database {predicted.name}", details=details)
     deadline = Deadline(options.timeout_s)
     compare = _compare_official if mode == "compat" else _compare_corrected
     try:
-        value, explanation, per_table = compare(predicted, gold, list(tables or ()), options, deadline)
+        value, explanation, compared = compare(
+            predicted, gold, list(tables or ()), per_table.bind(options), deadline
+        )
     except _PredictedUnreadable as exc:
         return Score(value=0.0, explanation=f"cannot read {predicted.name}: {exc}", details=details)
     except ComparisonTimeout:
@@ -201,8 +210,51 @@ def score_database(
             raise
         details["error"] = str(exc)
         return Score(value=0.0, explanation=f"{exc} (the official evaluator scores 0)", details=details)
-    details["tables"] = per_table
+    details["tables"] = compared
     return Score(value=min(1.0, max(0.0, value)), explanation=explanation, details=details)
+
+
+class _PerTable:
+    """The options that the official `compare_sqlite` takes per table (lists indexed by table position)."""
+
+    def __init__(
+        self,
+        mode: Mode,
+        ignore_order: bool | Sequence[bool] | None,
+        condition_cols: Sequence[Sequence[int | str]] | None,
+    ) -> None:
+        self.compat = mode == "compat"
+        self.default_order = ignore_order if isinstance(ignore_order, bool) else not self.compat
+        self.orders = None if ignore_order is None or isinstance(ignore_order, bool) else list(ignore_order)
+        self.columns = None if condition_cols is None else [list(c) for c in condition_cols]
+        self.given = {
+            k: v
+            for k, v in (("ignore_order", self.orders), ("condition_cols", self.columns))
+            if v is not None
+        }
+
+    def bind(self, options: TableOptions) -> _TableOptionsAt:
+        return lambda index: self.at(options, index)
+
+    def at(self, options: TableOptions, index: int) -> TableOptions:
+        """The options of the table at `index`; raises _OfficialIndexError where the official code fails."""
+        changes: dict[str, Any] = {}
+        for name, values in self.given.items():
+            if index < len(values):
+                changes[name] = tuple(values[index]) if name == "condition_cols" else bool(values[index])
+            elif self.compat:
+                raise _OfficialIndexError(
+                    f"option {name!r} has {len(values)} entries and table {index + 1} has none "
+                    "(the official compare_sqlite fails: IndexError)"
+                )
+        return replace(options, **changes)
+
+
+_TableOptionsAt = Callable[[int], TableOptions]
+
+
+class _OfficialIndexError(Exception):
+    """A per-table option list shorter than the tables: the official code raises and the task scores 0."""
 
 
 class _PredictedUnreadable(Exception):
@@ -231,7 +283,7 @@ def _gold_frames(
 
 
 def _compare_official(
-    predicted: Path, gold: Path, tables: list[str], options: TableOptions, deadline: Deadline
+    predicted: Path, gold: Path, tables: list[str], options_at: _TableOptionsAt, deadline: Deadline
 ) -> tuple[float, str, list[dict[str, Any]]]:
     gold_frames = _gold_frames(gold, tables, compat=True, deadline=deadline)
     try:
@@ -252,8 +304,12 @@ def _compare_official(
         raise _PredictedUnreadable(str(exc)) from exc
 
     per_table = []
-    for gold_name, predicted_name, predicted_frame in pairs:
+    for index, (gold_name, predicted_name, predicted_frame) in enumerate(pairs):
         deadline.check()
+        try:
+            options = options_at(index)
+        except _OfficialIndexError as exc:
+            return 0.0, str(exc), per_table
         _, compared = compare_frames(predicted_frame, gold_frames[gold_name], options, deadline)
         per_table.append({"table": gold_name, "predicted_table": predicted_name, **compared})
     value = min(entry["score"] for entry in per_table)
@@ -261,15 +317,16 @@ def _compare_official(
 
 
 def _compare_corrected(
-    predicted: Path, gold: Path, tables: list[str], options: TableOptions, deadline: Deadline
+    predicted: Path, gold: Path, tables: list[str], options_at: _TableOptionsAt, deadline: Deadline
 ) -> tuple[float, str, list[dict[str, Any]]]:
     gold_frames = _gold_frames(gold, tables, compat=False, deadline=deadline)
     per_table: list[dict[str, Any]] = []
     try:
         with _open(predicted) as database:
             available = {name.casefold(): name for name in database.table_names(internal=False, views=True)}
-            for gold_name, gold_frame in gold_frames.items():
+            for index, (gold_name, gold_frame) in enumerate(gold_frames.items()):
                 deadline.check()
+                options = options_at(index)
                 predicted_name = available.get(gold_name.casefold())
                 if predicted_name is None:
                     per_table.append(
@@ -282,7 +339,7 @@ def _compare_corrected(
     except _database_errors() as exc:
         raise _PredictedUnreadable(str(exc)) from exc
     scores = [entry["score"] for entry in per_table]
-    if options.score_rule == "divide":
+    if options_at(0).score_rule == "divide":
         return sum(scores) / len(scores), _explain(per_table, "mean over tables"), per_table
     value = 1.0 if all(score >= 1.0 for score in scores) else 0.0
     return value, _explain(per_table, "every table must match"), per_table
@@ -304,7 +361,9 @@ class DatabaseScorerOptions(ComparisonOptions):
     """Options of a `database` scorer in a task (DA-Code `compare_sqlite`); see `score_database`."""
 
     tables: list[str] | None = None
-    ignore_order: bool | None = None
+    condition_tabs: list[str] | None = None  # the official name of `tables`
+    condition_cols: list[list[int | str]] | None = None  # per table, as officially
+    ignore_order: bool | list[bool] | None = None  # every table, or per table as officially
 
 
 @scorer("database", options=DatabaseScorerOptions, modes=WORKSPACE_MODES)
@@ -314,8 +373,9 @@ def database(context: ScoringContext, options: DatabaseScorerOptions) -> Score:
     if predicted is None:
         return nothing_collected(options.file)
     return score_database(
-        predicted, context.gold(options.gold_name()), mode=context.mode, tables=options.tables,  # type: ignore[arg-type]
-        ignore_order=options.ignore_order, score_rule=options.score_rule, tolerance=options.tolerance,
+        predicted, context.gold(options.gold_name()), mode=context.mode,  # type: ignore[arg-type]
+        tables=options.tables or options.condition_tabs, ignore_order=options.ignore_order,
+        condition_cols=options.condition_cols, score_rule=options.score_rule, tolerance=options.tolerance,
         timeout_s=options.timeout_s, case_sensitive=options.case_sensitive,
         whitespace_sensitive=options.whitespace_sensitive,
     )  # fmt: skip

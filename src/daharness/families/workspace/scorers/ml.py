@@ -259,29 +259,15 @@ def score_ml(
         "lower_is_better": name in LOWER_IS_BETTER and mode != "compat",  # compat: defect 1
     }
     try:
-        predicted_frame = read_frame(predicted, "predicted")
-        if name == "silhouette":
-            features, y_pred = cluster_columns(predicted_frame, target_column, id_column, mode, details)
-            y_true: Any = None
-        else:
-            if gold is None:
-                raise Unscorable("no gold file given")
-            gold_frame = read_frame(gold, "gold")
-            if mode == "compat" and evaluator == "compare_competition_ml":
-                y_true, y_pred = official_competition_columns(predicted_frame, gold_frame, details)
-            elif mode == "compat":
-                y_true, y_pred = official_columns(predicted_frame, gold_frame, target_column, details)
-            else:
-                y_true, y_pred = aligned_columns(
-                    predicted_frame, gold_frame, name, id_column, target_column, details
-                )
-            features = None
-        details["rows"] = len(y_pred)
-        if mode == "compat" and evaluator == "compare_ml":
-            average = "weighted"
-        raw = metric_value(metric, y_true, y_pred, mode=mode, features=features, average=average)
+        raw = _raw_metric(
+            predicted, gold, name, metric, mode, id_column, target_column, average, evaluator, details
+        )
     except (Unscorable, MetricError) as exc:
         return Score(value=0.0, explanation=str(exc), details=details)
+    if mode == "corrected" and gold is not None:
+        lower_bound, upper_bound = _recalibrated(
+            gold, name, metric, lower_bound, upper_bound, id_column, target_column, average, details
+        )
     details["raw"] = raw
     if not math.isfinite(raw):
         return Score(value=0.0, explanation=f"{metric} is {raw}", details=details)
@@ -298,6 +284,61 @@ def score_ml(
         f"{lower_bound:g} and {upper_bound:g}: {value:.4f}",
         details=details,
     )
+
+
+def _raw_metric(
+    predicted: Path, gold: Path | None, name: str, metric: str, mode: Mode, id_column: str | None,
+    target_column: str | None, average: Average, evaluator: Evaluator, details: dict[str, Any],
+) -> float:  # fmt: skip
+    """The metric of a predictions file (for silhouette, of the clustering it holds); raises Unscorable
+    or MetricError."""
+    predicted_frame = read_frame(predicted, "predicted")
+    if name == "silhouette":
+        features, y_pred = cluster_columns(predicted_frame, target_column, id_column, mode, details)
+        y_true: Any = None
+    else:
+        if gold is None:
+            raise Unscorable("no gold file given")
+        gold_frame = read_frame(gold, "gold")
+        if mode == "compat" and evaluator == "compare_competition_ml":
+            y_true, y_pred = official_competition_columns(predicted_frame, gold_frame, details)
+        elif mode == "compat":
+            y_true, y_pred = official_columns(predicted_frame, gold_frame, target_column, details)
+        else:
+            y_true, y_pred = aligned_columns(
+                predicted_frame, gold_frame, name, id_column, target_column, details
+            )
+        features = None
+    details["rows"] = len(y_pred)
+    if mode == "compat" and evaluator == "compare_ml":
+        average = "weighted"
+    return metric_value(metric, y_true, y_pred, mode=mode, features=features, average=average)
+
+
+def _recalibrated(
+    gold: Path, name: str, metric: str, lower_bound: float, upper_bound: float, id_column: str | None,
+    target_column: str | None, average: Average, details: dict[str, Any],
+) -> tuple[float, float]:  # fmt: skip
+    """Corrected mode: the task's bounds, recalibrated when the gold output itself does not reach the best
+    bound under the corrected metric (DA-Code's bounds were set under the official one, whose silhouette is
+    inflated). Rule: with g the corrected metric of the gold output, when g is worse than the best bound,
+    both bounds are scaled by g / best, so that the best becomes g and the baseline keeps its place
+    relative to it; a gold output that cannot be scored leaves the bounds as they are."""
+    lower = name in LOWER_IS_BETTER
+    best = min(lower_bound, upper_bound) if lower else max(lower_bound, upper_bound)
+    try:
+        reached = _raw_metric(gold, gold, name, metric, "corrected", id_column, target_column, average,
+                              "compare_ml", {})  # fmt: skip
+    except (Unscorable, MetricError):
+        return lower_bound, upper_bound
+    short = reached > best if lower else reached < best
+    if not math.isfinite(reached) or not short or best == 0:
+        return lower_bound, upper_bound
+    factor = reached / best
+    details["recalibrated"] = {
+        "gold_metric": reached, "official_bounds": [lower_bound, upper_bound], "factor": factor,
+    }  # fmt: skip
+    return lower_bound * factor, upper_bound * factor
 
 
 class MlScorerOptions(OutputFileOptions):

@@ -616,15 +616,19 @@ def score_table(
     gold: Path | Sequence[Path],
     *,
     mode: Mode = "corrected",
-    condition_cols: Sequence[int | str] | None = None,
-    ignore_order: bool = False,
-    score_rule: ScoreRule | None = None,
+    condition_cols: Sequence[int | str] | Sequence[Sequence[int | str]] | None = None,
+    ignore_order: bool | Sequence[bool] = False,
+    score_rule: ScoreRule | Sequence[ScoreRule] | None = None,
     tolerance: float | None = None,
     timeout_s: float | None = None,
     case_sensitive: bool = False,
     whitespace_sensitive: bool = False,
 ) -> Score:
     """Score the agent's CSV against one or more gold CSVs (DA-Code ``compare_csv``).
+
+    ``condition_cols``, ``ignore_order`` and ``score_rule`` may also be lists with one entry per gold file,
+    as the official function takes them with several gold files (a gold file without an entry: compat
+    scores 0, as the official IndexError does; corrected uses the default).
 
     Args:
         predicted: the CSV the agent wrote. Missing or unreadable (not a CSV, empty, bad encoding): 0 with
@@ -650,11 +654,24 @@ def score_table(
     candidate with its ``found`` and ``missed`` gold columns, ``best`` (index of the best candidate) and
     ``timed_out``.
     """
+    per_gold = {
+        name: list(value)
+        for name, value, is_list in (
+            (
+                "condition_cols",
+                condition_cols,
+                bool(condition_cols) and not isinstance(condition_cols[0], int | str),
+            ),  # type: ignore[index]
+            ("ignore_order", ignore_order, not isinstance(ignore_order, bool)),
+            ("score_rule", score_rule, score_rule is not None and not isinstance(score_rule, str)),
+        )
+        if is_list
+    }
     options = TableOptions.resolve(
         mode,
-        condition_cols=condition_cols,
-        ignore_order=ignore_order,
-        score_rule=score_rule,
+        condition_cols=None if "condition_cols" in per_gold else condition_cols,  # type: ignore[arg-type]
+        ignore_order=False if "ignore_order" in per_gold else bool(ignore_order),
+        score_rule=None if "score_rule" in per_gold else score_rule,  # type: ignore[arg-type]
         tolerance=tolerance,
         timeout_s=timeout_s,
         case_sensitive=case_sensitive,
@@ -677,13 +694,14 @@ def score_table(
 
     candidates: list[dict[str, Any]] = []
     try:
-        for path in golds:
+        for index, path in enumerate(golds):
             deadline.check()
             try:
                 gold_frame = read_csv(path, compat=mode == "compat")
             except Exception as exc:  # a broken gold file is the benchmark's fault
                 raise GoldTableError(f"cannot read gold file {path}: {type(exc).__name__}: {exc}") from exc
-            _, compared = compare_frames(predicted_frame, gold_frame, options, deadline)
+            compared_with = _options_for_gold(options, per_gold, index)
+            _, compared = compare_frames(predicted_frame, gold_frame, compared_with, deadline)
             candidates.append({"gold": str(path), **compared})
     except ComparisonTimeout:
         details.update(timed_out=True, candidates=candidates)
@@ -707,6 +725,31 @@ def score_table(
     return Score(value=min(1.0, max(0.0, chosen["score"])), explanation=explanation, details=details)
 
 
+def _options_for_gold(options: TableOptions, per_gold: dict[str, list[Any]], index: int) -> TableOptions:
+    """The options for the gold file at `index` from the per-gold lists (the official list shapes)."""
+    changes: dict[str, Any] = {}
+    for name, values in per_gold.items():
+        if index >= len(values):
+            if options.mode == "compat":
+                raise GoldTableError(
+                    f"option {name!r} has no entry for gold file {index + 1} (official IndexError)"
+                )
+            continue
+        changes[name] = values[index]
+    if not changes:
+        return options
+    return TableOptions.resolve(
+        options.mode,
+        condition_cols=changes.get("condition_cols", options.condition_cols),
+        ignore_order=changes.get("ignore_order", options.ignore_order),
+        score_rule=changes.get("score_rule", options.score_rule),
+        tolerance=options.tolerance,
+        timeout_s=options.timeout_s,
+        case_sensitive=options.case_sensitive,
+        whitespace_sensitive=options.whitespace_sensitive,
+    )
+
+
 class ComparisonOptions(OutputFileOptions, TextRules):
     """What table and database comparisons share; `None` means the mode's default (see `TableOptions`)."""
 
@@ -719,8 +762,10 @@ class TableScorerOptions(ComparisonOptions):
     """Options of a `table` scorer in a task (DA-Code `compare_csv`); see `score_table`."""
 
     gold: str | list[str] | None = None  # type: ignore[assignment]  # several acceptable gold tables
-    condition_cols: list[int | str] | int | str | None = None
-    ignore_order: bool = False
+    # each also as a list with one entry per gold table, as the official compare_csv takes them
+    condition_cols: list[int | str] | list[list[int | str]] | int | str | None = None
+    ignore_order: bool | list[bool] = False
+    score_rule: ScoreRule | list[ScoreRule] | None = None  # type: ignore[assignment]
 
 
 @scorer("table", options=TableScorerOptions, modes=WORKSPACE_MODES)

@@ -1,0 +1,11 @@
+"""The workflow family's mode group: Spider2-V's official reading of workbooks, or the sound one."""
+
+from daharness.core.scoring import ModeGroup
+
+WORKFLOW_MODES = ModeGroup(
+    "workflow",
+    ("corrected", "compat"),
+    default="corrected",
+    help="'compat' reads workbook cells as Spider2-V's official evaluator does (its defects included); "
+    "'corrected' reads what the cell shows.",
+)
