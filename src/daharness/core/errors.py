@@ -21,7 +21,14 @@ def first_problem(exc: ValidationError) -> str:
     """A pydantic error as one line naming the field: `field 'scorers.0.name': Field required`."""
     first = exc.errors()[0]
     where = ".".join(str(part) for part in first["loc"])
-    return f"field {where!r}: {first['msg']}" if where else first["msg"]
+    return f"field {where!r}: {plain_message(first)}" if where else plain_message(first)
+
+
+def plain_message(error: Any) -> str:
+    """A pydantic error's message in our words: a validator's own text without pydantic's
+    "Value error, " in front of it."""
+    message = str(error["msg"])
+    return message.removeprefix("Value error, ").removeprefix("Assertion failed, ")
 
 
 class InfrastructureError(Exception):

@@ -91,7 +91,7 @@ class RunSpec(BaseModel):
             new["suite"] = {key: value for key, value in new["suite"].items() if key != "version"}
         for key in IDENTITY_KEYS:
             if existing[key] != new[key]:
-                return f"{key} = {existing[key]!r}, now {new[key]!r}"
+                return _first_difference(key, existing[key], new[key])
         old_backend, new_backend = self.sandbox.get("backend"), wanted.sandbox.get("backend")
         if old_backend is not None and old_backend != new_backend:
             return f"sandbox backend = {old_backend!r}, now {new_backend!r}"
@@ -100,6 +100,21 @@ class RunSpec(BaseModel):
             if old_limits[name] != new_limits[name]:
                 return f"sandbox limit {name} = {old_limits[name]!r}, now {new_limits[name]!r}"
         return None
+
+
+def _first_difference(where: str, old: Any, new: Any) -> str:
+    """The first value that differs, by its dotted name (`scoring.modes.closed_form: 'strict', now
+    'normalized'`), rather than two whole dictionaries."""
+    if isinstance(old, dict) and isinstance(new, dict):
+        for key in sorted(old.keys() | new.keys(), key=str):
+            if old.get(key) != new.get(key):
+                return _first_difference(f"{where}.{key}", old.get(key), new.get(key))
+    return f"{where}: {_short(old)}, now {_short(new)}"
+
+
+def _short(value: Any) -> str:
+    text = "not set" if value is None else repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
 
 
 class TrajectoryFile(BaseModel):

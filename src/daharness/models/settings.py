@@ -8,7 +8,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from daharness.core.errors import UserError, located
+from daharness.core.errors import UserError, located, plain_message
 
 
 class ModelSettings(BaseModel):
@@ -52,7 +52,7 @@ def _describe(exc: ValidationError, prefix: str) -> str:
     parts = []
     for error in exc.errors():
         field = ".".join(str(part) for part in error["loc"])
-        message = "unknown field" if error["type"] == "extra_forbidden" else error["msg"]
+        message = "unknown field" if error["type"] == "extra_forbidden" else plain_message(error)
         parts.append(f"{prefix}{field}: {message}")
     return "; ".join(parts)
 
@@ -102,5 +102,5 @@ def resolve_model(
         # only command-line values can be wrong here: the file's entry was valid on its own
         first = exc.errors()[0]
         option = "--" + str(first["loc"][0]).replace("_", "-") if first["loc"] else "--model"
-        message = "unknown option" if first["type"] == "extra_forbidden" else first["msg"]
+        message = "unknown option" if first["type"] == "extra_forbidden" else plain_message(first)
         raise UserError(f"{option}: {message}") from None
