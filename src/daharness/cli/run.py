@@ -77,10 +77,17 @@ ModelOption = Annotated[str | None, _option("Model id, or a name from --models-f
 BaseUrl = Annotated[str | None, _option("OpenAI-compatible endpoint, e.g. http://localhost:8000/v1.", MODEL)]
 ApiKeyEnv = Annotated[str | None, _option("Environment variable holding the API key.", MODEL)]
 ModelsFile = Annotated[Path | None, _option("TOML file of named models (endpoint, sampling, prices).", MODEL)]
-Temperature = Annotated[float | None, _option(None, MODEL, min=0, max=2)]
-TopP = Annotated[float | None, _option(None, MODEL, min=0, max=1)]
+Temperature = Annotated[
+    float | None, _option("Sampling temperature (the endpoint's default if unset).", MODEL, min=0, max=2)
+]
+TopP = Annotated[
+    float | None, _option("Nucleus sampling (the endpoint's default if unset).", MODEL, min=0, max=1)
+]
 MaxTokens = Annotated[int | None, _option("Per reply.", MODEL, min=1)]
-Seed = Annotated[int | None, _option(None, MODEL)]
+Seed = Annotated[
+    int | None,
+    _option("Sampling seed sent with each request, for endpoints that honour it (OpenAI, vLLM).", MODEL),
+]
 CacheOption = Annotated[CacheMode, _option("Response cache: on, off or refresh.", MODEL)]
 CachePath = Annotated[Path | None, _option("SQLite file of the response cache.", MODEL)]
 # ---- the agent
@@ -134,8 +141,8 @@ RaySharedFiles = Annotated[
 @app.command()
 @takes_family_options("run", formats="all")
 def run(
-    suite: SuiteOption = "closed-form",
-    agent: AgentOption = "reference",
+    suite: SuiteOption,
+    agent: AgentOption,
     out_dir: OutOption = None,
     limit: LimitOption = None,
     ids: IdsOption = None,
