@@ -311,7 +311,7 @@ def test_error_records_show_in_terminal_output(tmp_path: Path) -> None:
         capture_output=True,
         text=True,
     )
-    assert done.returncode == 0
+    assert done.returncode == 3  # its only sample is an infrastructure error (issue 22)
     assert (
         "error 5: reference solution of task 5 failed: RuntimeError: reference solution is broken"
         in done.stdout

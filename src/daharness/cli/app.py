@@ -8,10 +8,9 @@ import sys
 import traceback
 
 import typer
-from rich.markup import escape
 
 from daharness.cli.families import install
-from daharness.cli.options import DebugOption, check_cheap_options, debug, err
+from daharness.cli.options import DebugOption, check_cheap_options, debug, err, error_line
 from daharness.core.errors import UserError
 
 app = typer.Typer(
@@ -41,13 +40,13 @@ def main() -> None:
     except UserError as exc:
         if debug["on"]:
             traceback.print_exc()
-        _error_line(str(exc))
+        error_line(str(exc))
         sys.exit(2)
     except _UsageProblem as exc:  # a bad option or value: one line, like ours
         if type(exc).__name__ == "NoArgsIsHelpError":
             exc.show()
         else:
-            _error_line(plain_usage_message(exc))
+            error_line(plain_usage_message(exc))
         sys.exit(exc.exit_code)
     except typer.Abort:
         err.print("aborted")
@@ -91,7 +90,3 @@ def plain_usage_message(exc: Exception) -> str:
 def _either(choices: str) -> str:
     names = [choice.strip().strip("'") for choice in choices.split(",")]
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " or " + names[-1]
-
-
-def _error_line(message: str) -> None:
-    err.print(f"[red]error[/]: {escape(' '.join(message.split()))}", highlight=False, soft_wrap=True)

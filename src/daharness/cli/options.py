@@ -11,6 +11,8 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
+INFRASTRUCTURE_EXIT = 3  # the run's samples failed for reasons outside the agent (2: bad input)
+
 out = Console(soft_wrap=True)
 err = Console(stderr=True, soft_wrap=True)
 debug = {"on": False}
@@ -92,6 +94,11 @@ def _value_of(option: str, argv: list[str]) -> str | None:
         elif arg.startswith(option + "="):
             value = arg.split("=", 1)[1]
     return value
+
+
+def error_line(message: str) -> None:
+    """An error as one line (`error: ...`), whatever its length and the terminal's width."""
+    err.print(f"[red]error[/]: {escape(' '.join(message.split()))}", highlight=False, soft_wrap=True)
 
 
 def print_warnings(warnings: list[str]) -> None:

@@ -12,16 +12,19 @@ from rich.markup import escape
 from daharness.cli.app import app
 from daharness.cli.families import FamilyChoices, takes_family_options
 from daharness.cli.options import (
+    INFRASTRUCTURE_EXIT,
     CacheMode,
     DebugOption,
     SuiteOption,
     default_cache_path,
     err,
+    error_line,
     id_list,
     out,
     print_warnings,
 )
 from daharness.core.errors import UserError
+from daharness.runs.error_budget import DEFAULT_MAX_ERRORS
 
 MODEL, AGENT, SCALE_OUT = "Model", "Agent", "Scale-out"  # panels of `run --help`
 
@@ -49,6 +52,24 @@ ConcurrencyOption = Annotated[
         "-j",
         min=1,
         help="Samples run at once (default 1; --backend ray: the cluster's CPUs / --ray-num-cpus).",
+    ),
+]
+MaxErrors = Annotated[
+    str,
+    typer.Option(
+        "--max-errors",
+        help="Infrastructure errors (endpoint down, 500s, malformed replies, harness failures) the run may end "
+        "with and still exit 0: a number of samples (3), a percentage (20%) or a fraction (0.2); more exit "
+        "with code 3.",
+    ),
+]
+StopAfterUnreachable = Annotated[
+    int,
+    typer.Option(
+        "--stop-after-unreachable",
+        min=0,
+        help="Stop the run (exit 3, resumable) after this many samples in a row could not connect to their "
+        "model endpoint; 0: never.",
     ),
 ]
 # ---- the sandbox and its limits
@@ -147,6 +168,8 @@ def run(
     limit: LimitOption = None,
     ids: IdsOption = None,
     concurrency: ConcurrencyOption = None,
+    max_errors: MaxErrors = DEFAULT_MAX_ERRORS,
+    stop_after_unreachable: StopAfterUnreachable = 3,
     families: FamilyChoices | None = None,
     sandbox: SandboxOption = "bwrap",
     step_timeout: StepTimeout = 120.0,
@@ -186,11 +209,13 @@ def run(
     from daharness.agents import AgentOptions, SampleLimits
     from daharness.core.limits import Limits
     from daharness.core.registry import task_mode_groups
+    from daharness.runs.error_budget import ErrorBudget
     from daharness.runs.executors import ExecutorSettings
     from daharness.runs.pipeline import SandboxSettings
 
     assert families is not None
     _check_where_it_runs(sandbox, backend)
+    budget = ErrorBudget.parse(max_errors)
     limits = Limits(
         step_timeout_s=step_timeout, sample_timeout_s=sample_timeout, memory_mb=memory_mb, cpus=cpus,
         workspace_mb=workspace_mb, workspace_files=workspace_files,
@@ -210,7 +235,8 @@ def run(
         clarify=clarify,
     )
     _run_and_report(
-        loaded, agent, options, out_dir, ids=id_list(ids), limit=limit,
+        loaded, agent, options, out_dir, budget, ids=id_list(ids), limit=limit,
+        stop_after_unreachable=stop_after_unreachable,
         scoring=families.scoring(task_mode_groups(loaded.tasks)), concurrency=concurrency,
         sandbox=SandboxSettings(sandbox, limits),
         executor=ExecutorSettings(backend, ray_address, ray_num_cpus, ray_memory_mb, ray_shared_files),
@@ -253,15 +279,24 @@ class _Models:
     def resolve(self, name: str | None, **sampling: Any) -> Any:
         from daharness.models import resolve_model
 
-        return resolve_model(name, **self.endpoint, overrides=sampling) if name else None
+        if not name:
+            return None
+        settings = resolve_model(name, **self.endpoint, overrides=sampling)
+        if missing := settings.missing_key():  # before any sample, not after every one's retries
+            raise UserError(missing)
+        return settings
 
 
-def _run_and_report(loaded: Any, agent: str, options: Any, out_dir: Path | None, **run: Any) -> None:
+def _run_and_report(
+    loaded: Any, agent: str, options: Any, out_dir: Path | None, budget: Any, **run: Any
+) -> None:
+    """Run, write and print the report; exit 3 when the run stopped early or ended with more
+    infrastructure errors than `budget` allows (2 stays for bad input)."""
     from daharness.agents import make_agent
     from daharness.report.build import write_report
     from daharness.report.terminal import print_report
     from daharness.runs.rundir import RunDir
-    from daharness.runs.runner import run_suite
+    from daharness.runs.runner import RunStopped, run_suite
 
     chosen = make_agent(agent, options)
     try:
@@ -276,6 +311,15 @@ def _run_and_report(loaded: Any, agent: str, options: Any, out_dir: Path | None,
     except KeyboardInterrupt:
         err.print("[yellow]interrupted[/]: finished samples are saved; run the same command to resume")
         raise typer.Exit(130) from None
+    except RunStopped as exc:
+        error_line(f"the run stopped: {exc}")
+        raise typer.Exit(INFRASTRUCTURE_EXIT) from None
     report = write_report(RunDir.open_for_reading(outcome.run_dir))
     print_report(out, report)
     out.print(f"run directory: {outcome.run_dir} (report.html, report.json)")
+    if budget.exceeded(outcome.errors, outcome.selected):
+        error_line(
+            f"{outcome.errors} of {outcome.selected} samples ended in infrastructure errors, more than "
+            f"--max-errors {budget.text} allows (reasons in report.html; the same command retries them)"
+        )
+        raise typer.Exit(INFRASTRUCTURE_EXIT)

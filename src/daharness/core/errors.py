@@ -38,9 +38,12 @@ class InfrastructureError(Exception):
     trajectory so far (a list of event dicts) travels with it so that nothing the agent did is lost.
     """
 
-    def __init__(self, message: str, trajectory: list[Any] | None = None) -> None:
+    def __init__(
+        self, message: str, trajectory: list[Any] | None = None, *, unreachable: bool = False
+    ) -> None:
         super().__init__(message)
         self.trajectory = trajectory or []
+        self.unreachable = unreachable  # a model endpoint that could not be connected to at all
 
 
 class AgentFailure(Exception):

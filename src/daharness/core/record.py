@@ -11,6 +11,10 @@ from daharness.core.score import Score
 Status = Literal["scored", "error"]
 
 
+# `extra` key of an error record whose model endpoint could not be connected to at all
+UNREACHABLE = "endpoint_unreachable"
+
+
 class SkippedFile(BaseModel):
     """A workspace entry the agent left that was not collected (and not scored): a link, a FIFO..."""
 

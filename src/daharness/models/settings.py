@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -45,6 +46,22 @@ class ModelSettings(BaseModel):
         if value is not None and not value.startswith(("http://", "https://")):
             raise ValueError(f"{value!r} is not an http:// or https:// URL (e.g. http://localhost:8000/v1)")
         return value
+
+    def missing_key(self) -> str | None:
+        """Why no request can succeed for want of a key, checked before the first sample: the key's
+        variable is unset or empty where a key is needed (the default OpenAI endpoint, Azure, or a variable
+        named on purpose). A local server given by its URL alone needs none."""
+        env = self.api_key_env
+        if os.environ.get(env):
+            return None
+        if self.base_url is None:
+            return (
+                f"model {self.model!r}: ${env} is not set, and the OpenAI API needs a key (set it, or give "
+                "--base-url for a server that needs none)"
+            )
+        if self.api_version or "api_key_env" in self.model_fields_set:
+            return f"model {self.model!r}: ${env} is not set (named as the variable of the API key)"
+        return None
 
 
 def _describe(exc: ValidationError, prefix: str) -> str:

@@ -17,6 +17,7 @@ from daharness import __version__
 from daharness.core.agent import Agent
 from daharness.core.errors import UserError
 from daharness.core.limits import Limits
+from daharness.core.record import UNREACHABLE
 from daharness.core.runlog import RunSpec, ScoringSettings
 from daharness.core.suite import Suite
 from daharness.core.task import Task
@@ -29,6 +30,11 @@ from daharness.sandbox.scratch import process_scratch
 
 _REPORTED_PACKAGES = ("pandas", "numpy", "scipy", "scikit-learn", "pydantic", "matplotlib")
 RUNS_ROOT = Path("runs")
+
+
+class RunStopped(Exception):
+    """The run stopped before its end for a reason outside the agent (a model endpoint nothing answers
+    at): the samples finished so far are saved, and running the same command resumes."""
 
 
 @dataclass
@@ -178,12 +184,14 @@ def run_suite(
     console: Console | None = None,
     executor: ExecutorSettings | None = None,
     agent_factory: Callable[[], Agent] | None = None,
+    stop_after_unreachable: int = 3,
 ) -> RunOutcome:
     """Run the selected tasks of `suite` with `agent` into the run directory `out` (resuming it).
 
     `executor` chooses where samples run (default: threads of this process); `concurrency` None lets
     the executor choose (Ray: as many samples as the cluster has room for). `agent_factory` builds the
-    agent in other processes, for executors that need one."""
+    agent in other processes, for executors that need one. After `stop_after_unreachable` samples in a
+    row could not connect to their model endpoint, the run stops with RunStopped (0: never)."""
     if concurrency is not None and concurrency < 1:
         raise UserError("--concurrency must be at least 1")
     console = console or Console(stderr=True, soft_wrap=True)
@@ -204,7 +212,15 @@ def run_suite(
                 suite.name, agent.name
             )
         run = RunDir.open_for_writing(out, spec)
-        return _run_pending(run, selected, samples, suite, agent, console, sandbox.limits)
+        return _run_pending(
+            run,
+            selected,
+            samples,
+            f"{suite.name} · {agent.name}",
+            console,
+            sandbox.limits,
+            stop_after_unreachable,
+        )
     finally:
         samples.close()
 
@@ -213,10 +229,10 @@ def _run_pending(
     run: RunDir,
     selected: list[Task],
     samples: SampleExecutor,
-    suite: Suite,
-    agent: Agent,
+    title: str,
     console: Console,
     limits: Limits,
+    stop_after_unreachable: int,
 ) -> RunOutcome:
     latest, finished = run.latest_records(), run.finished_ids()  # each reads samples.jsonl: once here
     pending = [task for task in selected if task.id not in finished]
@@ -225,10 +241,10 @@ def _run_pending(
         console.print(f"resuming {run.root}: {skipped} of {len(selected)} samples already done")
     else:
         console.print(f"run directory: {run.root}")
-    errors = 0
+    errors = unreachable_in_a_row = 0
     columns = (TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
     with Progress(*columns, console=console, transient=False, disable=not pending) as progress:
-        bar = progress.add_task(f"{suite.name} · {agent.name}", total=len(pending))
+        bar = progress.add_task(title, total=len(pending))
         queue = list(reversed(pending))
         try:
             while queue or samples.in_flight():
@@ -239,11 +255,24 @@ def _run_pending(
                 for finished in samples.wait():
                     record_result(run, finished.job.task.id, finished.result, limits)
                     if finished.final:
-                        errors += finished.result.record.status == "error"
+                        record = finished.result.record
+                        errors += record.status == "error"
+                        unreachable_in_a_row = (
+                            unreachable_in_a_row + 1 if record.extra.get(UNREACHABLE) else 0
+                        )
                         progress.advance(bar)
+                        if unreachable_in_a_row == stop_after_unreachable:
+                            raise RunStopped(
+                                f"{unreachable_in_a_row} samples in a row could not connect to the model "
+                                f"endpoint ({record.error}); the samples finished are saved: run the same "
+                                "command to resume"
+                            )
         except ModelFatalError as exc:
             samples.stop()
             raise UserError(f"the run stopped: {exc}") from None
+        except RunStopped:
+            samples.stop()  # samples in flight are not recorded: a resume redoes them
+            raise
         except KeyboardInterrupt:
             samples.stop()  # samples in flight are not recorded: a resume redoes them
             raise
