@@ -212,9 +212,13 @@ def eval_log(run: RunDir) -> Any:
 
 def export_inspect(run_dir: Path, out: Path) -> Path:
     """Write the run as an Inspect log: `out` itself when it ends in .eval or .json, else a file in it."""
+    if out.suffix not in (".eval", ".json", "") and not out.is_dir():  # `out.txt` never becomes a folder
+        raise UserError(
+            f"{out}: an Inspect log is a .eval or .json file; name one, or a folder to write it in"
+        )
     inspect_ai = _inspect()
     run = RunDir.open_for_reading(run_dir)
-    if out.suffix not in (".eval", ".json"):
+    if out.suffix not in (".eval", ".json") or out.is_dir():
         out = out / f"{run_dir.resolve().name}.eval"
     log = eval_log(run)
     try:

@@ -7,6 +7,7 @@ in the run adds its own figures (`families.<name>`), computed by the family's re
 from __future__ import annotations
 
 import json
+import os
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -176,6 +177,22 @@ def write_text(path: Path, text: str) -> None:
         path.write_text(text, encoding="utf-8")
     except OSError as exc:
         raise cannot_write(path, exc) from None
+
+
+def check_writable(path: Path | None) -> None:
+    """Refuse now, naming it, an output path that `write_text` could not write after the work: a folder,
+    a path under a file, a folder without write permission."""
+    if path is None:
+        return
+    if path.is_dir():
+        raise cannot_write(path, IsADirectoryError(21, "Is a directory"))
+    folder = path.parent
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent
+    if not folder.is_dir():
+        raise cannot_write(path, NotADirectoryError(20, "Not a directory"))
+    if not os.access(folder, os.W_OK | os.X_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        raise cannot_write(path, PermissionError(13, "Permission denied"))
 
 
 def cannot_write(path: Path, exc: OSError) -> UserError:
