@@ -54,6 +54,18 @@ ConcurrencyOption = Annotated[
         help="Samples run at once (default 1; --backend ray: the cluster's CPUs / --ray-num-cpus).",
     ),
 ]
+EpochsOption = Annotated[
+    int,
+    _option("Run each task N times: the report gives each task's mean score, pass@k and pass^k.", min=1),
+]
+TagOption = Annotated[
+    list[str] | None,
+    typer.Option("--tag", help="A label of the run (repeatable), shown in reports and compare."),
+]
+MetaOption = Annotated[
+    list[str] | None,
+    typer.Option("--meta", help="A note on the run as KEY=VALUE (repeatable), shown in reports and compare."),
+]
 MaxErrors = Annotated[
     str,
     typer.Option(
@@ -168,6 +180,9 @@ def run(
     limit: LimitOption = None,
     ids: IdsOption = None,
     concurrency: ConcurrencyOption = None,
+    epochs: EpochsOption = 1,
+    tag: TagOption = None,
+    meta: MetaOption = None,
     max_errors: MaxErrors = DEFAULT_MAX_ERRORS,
     stop_after_unreachable: StopAfterUnreachable = 3,
     families: FamilyChoices | None = None,
@@ -216,6 +231,7 @@ def run(
     assert families is not None
     _check_where_it_runs(sandbox, backend)
     budget = ErrorBudget.parse(max_errors)
+    labels = {"tags": tag or [], "metadata": _metadata(meta or [])}
     limits = Limits(
         step_timeout_s=step_timeout, sample_timeout_s=sample_timeout, memory_mb=memory_mb, cpus=cpus,
         workspace_mb=workspace_mb, workspace_files=workspace_files,
@@ -236,7 +252,7 @@ def run(
     )
     _run_and_report(
         loaded, agent, options, out_dir, budget, ids=id_list(ids), limit=limit,
-        stop_after_unreachable=stop_after_unreachable,
+        stop_after_unreachable=stop_after_unreachable, epochs=epochs, labels=labels,
         scoring=families.scoring(task_mode_groups(loaded.tasks)), concurrency=concurrency,
         sandbox=SandboxSettings(sandbox, limits),
         executor=ExecutorSettings(backend, ray_address, ray_num_cpus, ray_memory_mb, ray_shared_files),
@@ -254,6 +270,16 @@ def _check_where_it_runs(sandbox: str, backend: str) -> None:
         raise UserError(f"--backend: unknown executor {backend!r}; known: {', '.join(executor_names())}")
     if sandbox == UNSAFE_BACKEND:
         err.print(f"[bold red]{UNSAFE_WARNING}[/]")
+
+
+def _metadata(pairs: list[str]) -> dict[str, str]:
+    found = {}
+    for pair in pairs:
+        key, equals, value = pair.partition("=")
+        if not equals or not key.strip():
+            raise UserError(f"--meta {pair!r}: give KEY=VALUE, e.g. --meta prompt=v2")
+        found[key.strip()] = value.strip()
+    return found
 
 
 def _load(suite: str, families: FamilyChoices) -> Any:

@@ -15,7 +15,7 @@ from daharness.core.submission import Event
 
 FORMAT_VERSION = 2
 # run.json keys that must match for a re-run to resume rather than mix two different runs.
-IDENTITY_KEYS = ("suite", "agent", "scoring")
+IDENTITY_KEYS = ("suite", "agent", "scoring", "epochs")
 
 
 def _known_version(version: int) -> int:
@@ -59,6 +59,9 @@ class RunSpec(BaseModel):
     platform: str | None = None
     packages: dict[str, str | None] = Field(default_factory=dict)
     command: list[str] = Field(default_factory=list)
+    epochs: int = Field(default=1, ge=1, description="Times each task is run (run --epochs).")
+    tags: list[str] = Field(default_factory=list, description="The user's labels of the run (run --tag).")
+    metadata: dict[str, str] = Field(default_factory=dict, description="The user's notes (run --meta k=v).")
 
     _check_version = field_validator("format_version")(_known_version)
 

@@ -93,7 +93,7 @@ def sample_of(run: RunDir, record: SampleRecord, model: str, task: Task | None) 
     from inspect_ai.model import ChatMessageUser, ModelOutput
     from inspect_ai.scorer import Score
 
-    trajectory = run.read_trajectory(record.id)
+    trajectory = run.read_trajectory(record.key)
     messages = messages_of(trajectory, record, model, task)
     first_user = next(m for m in messages if isinstance(m, ChatMessageUser))
     score = record.score
@@ -118,7 +118,7 @@ def sample_of(run: RunDir, record: SampleRecord, model: str, task: Task | None) 
         error = EvalError(message=record.error or "error", traceback=record.error or "", traceback_ansi="")
     return EvalSample(
         id=record.id,
-        epoch=1,
+        epoch=record.epoch,
         input=first_user.text,
         target=target,
         messages=messages,
@@ -171,11 +171,20 @@ def eval_log(run: RunDir) -> Any:
             created=created,
             task=suite,
             task_version=spec.suite.get("version") or 0,  # inspect's default for an unversioned task
-            dataset=EvalDataset(name=suite, samples=len(records), sample_ids=[r.id for r in records]),
+            dataset=EvalDataset(
+                name=suite,
+                samples=len({r.id for r in records}),
+                sample_ids=list(dict.fromkeys(r.id for r in records)),
+            ),
             model=model,
             solver=str(spec.agent.get("name")),
-            config=EvalConfig(),
-            metadata={"daharness_run": spec.model_dump(mode="json"), "scoring": spec.scoring.modes},
+            tags=spec.tags or None,
+            config=EvalConfig(epochs=spec.epochs),
+            metadata={
+                **spec.metadata,
+                "daharness_run": spec.model_dump(mode="json"),
+                "scoring": spec.scoring.modes,
+            },
         ),
         results=EvalResults(
             total_samples=len(records),

@@ -113,8 +113,9 @@ class RunDir:
         return records
 
     def latest_records(self) -> dict[str, SampleRecord]:
-        """The last record of each sample id (a retried error is superseded by its retry)."""
-        return {record.id: record for record in self.records()}
+        """The last record of each sample, by its key (the task id, with `@epoch` for a repeat): a
+        retried error is superseded by its retry."""
+        return {record.key: record for record in self.records()}
 
     def finished_ids(self) -> set[str]:
         return {rid for rid, record in self.latest_records().items() if record.status == "scored"}

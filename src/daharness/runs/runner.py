@@ -9,6 +9,7 @@ from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from importlib import metadata
 from pathlib import Path
+from typing import Any
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -17,7 +18,7 @@ from daharness import __version__
 from daharness.core.agent import Agent
 from daharness.core.errors import UserError
 from daharness.core.limits import Limits
-from daharness.core.record import UNREACHABLE
+from daharness.core.record import UNREACHABLE, sample_key
 from daharness.core.runlog import RunSpec, ScoringSettings
 from daharness.core.suite import Suite
 from daharness.core.task import Task
@@ -126,14 +127,20 @@ def run_spec(
     )
 
 
-def record_result(run: RunDir, task_id: str, result: SampleResult, limits: Limits | None = None) -> None:
+def record_result(
+    run: RunDir, task_id: str, result: SampleResult, limits: Limits | None = None, epoch: int = 1
+) -> None:
     """Write one finished sample: artifacts (within the caps of `limits`), trajectory, then the record
     (the commit point). What fails while writing them becomes the sample's own error record, so one
-    poisoned sample never stops the run (nor, being an error, keeps a resume from trying it again)."""
+    poisoned sample never stops the run (nor, being an error, keeps a resume from trying it again).
+    A repeat of the task (`epoch` above 1) is kept under its own key (`sample_key`)."""
+    key = sample_key(task_id, epoch)
+    result.record.epoch = epoch
+    result.trajectory.id = key
     try:
         try:
             if result.snapshot is not None:
-                _keep_artifacts(run, task_id, result, limits or Limits())
+                _keep_artifacts(run, key, result, limits or Limits())
             run.write_trajectory(result.trajectory)
             run.append(result.record)
         except Exception as exc:
@@ -185,13 +192,16 @@ def run_suite(
     executor: ExecutorSettings | None = None,
     agent_factory: Callable[[], Agent] | None = None,
     stop_after_unreachable: int = 3,
+    epochs: int = 1,
+    labels: dict[str, Any] | None = None,
 ) -> RunOutcome:
     """Run the selected tasks of `suite` with `agent` into the run directory `out` (resuming it).
 
     `executor` chooses where samples run (default: threads of this process); `concurrency` None lets
     the executor choose (Ray: as many samples as the cluster has room for). `agent_factory` builds the
     agent in other processes, for executors that need one. After `stop_after_unreachable` samples in a
-    row could not connect to their model endpoint, the run stops with RunStopped (0: never)."""
+    row could not connect to their model endpoint, the run stops with RunStopped (0: never). Each task
+    runs `epochs` times; `labels` (tags, metadata) are recorded in run.json."""
     if concurrency is not None and concurrency < 1:
         raise UserError("--concurrency must be at least 1")
     console = console or Console(stderr=True, soft_wrap=True)
@@ -205,16 +215,19 @@ def run_suite(
     samples = make_executor(executor, work, concurrency)
     try:
         spec = run_spec(suite, agent, scoring, sandbox, samples.slots)
+        spec.epochs = epochs
+        spec.tags = list((labels or {}).get("tags") or [])
+        spec.metadata = dict((labels or {}).get("metadata") or {})
         if executor.name != "local":
             spec.executor = {"name": executor.name, "address": executor.ray_address}  # type: ignore[attr-defined]
         if out is None:
-            out = unfinished_run_dir(spec, {task.id for task in selected}) or default_run_dir(
-                suite.name, agent.name
-            )
+            wanted = {sample_key(task.id, epoch) for task in selected for epoch in range(1, epochs + 1)}
+            out = unfinished_run_dir(spec, wanted) or default_run_dir(suite.name, agent.name)
         run = RunDir.open_for_writing(out, spec)
+        jobs = [(task, epoch) for epoch in range(1, epochs + 1) for task in selected]
         return _run_pending(
             run,
-            selected,
+            jobs,
             samples,
             f"{suite.name} · {agent.name}",
             console,
@@ -227,7 +240,7 @@ def run_suite(
 
 def _run_pending(
     run: RunDir,
-    selected: list[Task],
+    selected: list[tuple[Task, int]],
     samples: SampleExecutor,
     title: str,
     console: Console,
@@ -235,7 +248,7 @@ def _run_pending(
     stop_after_unreachable: int,
 ) -> RunOutcome:
     latest, finished = run.latest_records(), run.finished_ids()  # each reads samples.jsonl: once here
-    pending = [task for task in selected if task.id not in finished]
+    pending = [(task, epoch) for task, epoch in selected if sample_key(task.id, epoch) not in finished]
     skipped = len(selected) - len(pending)
     if skipped:
         console.print(f"resuming {run.root}: {skipped} of {len(selected)} samples already done")
@@ -249,11 +262,13 @@ def _run_pending(
         try:
             while queue or samples.in_flight():
                 while queue and samples.in_flight() < samples.slots:
-                    task = queue.pop()
-                    attempt = latest[task.id].attempt + 1 if task.id in latest else 1
-                    samples.submit(SampleJob(task, attempt))
+                    task, epoch = queue.pop()
+                    key = sample_key(task.id, epoch)
+                    attempt = latest[key].attempt + 1 if key in latest else 1
+                    samples.submit(SampleJob(task, attempt, epoch))
                 for finished in samples.wait():
-                    record_result(run, finished.job.task.id, finished.result, limits)
+                    job = finished.job
+                    record_result(run, job.task.id, finished.result, limits, job.epoch)
                     if finished.final:
                         record = finished.result.record
                         errors += record.status == "error"

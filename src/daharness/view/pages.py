@@ -19,6 +19,7 @@ from daharness.core.record import SampleRecord
 from daharness.core.registry import families
 from daharness.core.runlog import file_safe
 from daharness.core.submission import ActionEvent, ModelCall, Note, UserTurn
+from daharness.report.epochs import epochs_line, labels_line
 from daharness.report.html import _CSS, card, interval_card
 from daharness.report.run_tasks import request_text
 from daharness.report.trajectory import action_code, observation_text
@@ -108,7 +109,12 @@ def _run_section(run: ViewedRun) -> str:
         f"{escape(str(info['agent']))}</h2><p class=sub>model <b>{escape(str(model or '—'))}</b> · scoring "
         f"<b>{escape(modes)}</b> · created {escape(str(info['created_at'] or '—'))} · daharness "
         f"{escape(str(info['daharness_version']))} · {escape(str(run.root))}</p>"
-        f'<div class="cards">{cards}</div>{figures}</section>'
+        + "".join(
+            f"<p class=sub>{escape(line)}</p>"
+            for line in (labels_line(info), epochs_line(report.get("epochs")))
+            if line
+        )
+        + f'<div class="cards">{cards}</div>{figures}</section>'
     )
 
 
@@ -185,7 +191,7 @@ def _code(language: str, code: str) -> str:
 
 def artifact_url(record: SampleRecord, name: str) -> str:
     """Where a sample page finds a saved file (pages live in runs/<i>/samples/)."""
-    return f"../artifacts/{quote(file_safe(record.id))}/{quote(name)}"
+    return f"../artifacts/{quote(file_safe(record.key))}/{quote(name)}"
 
 
 def _images(run: ViewedRun, record: SampleRecord, names: list[str]) -> str:
@@ -193,7 +199,7 @@ def _images(run: ViewedRun, record: SampleRecord, names: list[str]) -> str:
         f'<figure><img class="figure" alt="{escape(name)}" src="{escape(artifact_url(record, name))}">'
         f"<figcaption>{escape(name)}</figcaption></figure>"
         for name in names
-        if PurePosixPath(name).suffix.lower() in IMAGE_TYPES and run.artifact(file_safe(record.id), name)
+        if PurePosixPath(name).suffix.lower() in IMAGE_TYPES and run.artifact(file_safe(record.key), name)
     )
 
 
@@ -289,7 +295,7 @@ def sample_page(run: ViewedRun, record: SampleRecord) -> str:
     )  # fmt: skip
     answers = trajectory.answers if trajectory and trajectory.answers else [record.answer]
     answer_html = "".join(f"<pre class=answer>{escape(a or '(none)')}</pre>" for a in answers)
-    saved = [name for name in record.artifacts if run.artifact(file_safe(record.id), name)]
+    saved = [name for name in record.artifacts if run.artifact(file_safe(record.key), name)]
     files = "".join(
         f'<li><a href="{escape(artifact_url(record, name))}">{escape(name)}</a></li>' for name in saved
     )
@@ -298,10 +304,10 @@ def sample_page(run: ViewedRun, record: SampleRecord) -> str:
     }
     not_shown = [name for name in saved if name not in shown]  # figures not already shown at their step
     body = (
-        f'<h1>sample {escape(record.id)} <span class="verdict {verdict(record)}">{verdict(record)}</span></h1>'
+        f'<h1>sample {escape(record.key)} <span class="verdict {verdict(record)}">{verdict(record)}</span></h1>'
         f"<p class=sub>{escape(facts)}</p>{request}"
         f'<h2>Trajectory <small>({len(steps)} steps)</small></h2><div id="steps">{rendered or no_steps}</div>'
         f"<h2>Final answer</h2>{answer_html}{_score(record)}"
         + (f"<h2>Files the agent left</h2><ul>{files}</ul>{_images(run, record, not_shown)}" if saved else "")
     )
-    return _page(f"sample {record.id}", body, 3)
+    return _page(f"sample {record.key}", body, 3)
