@@ -174,7 +174,8 @@ class _Server(ThreadingHTTPServer):
 
 
 class FakeOpenAI:
-    def __init__(self) -> None:
+    def __init__(self, port: int = 0) -> None:
+        self.port = port  # 0: any free port
         self.requests: list[dict] = []
         self.responder: Callable[[dict], str] = lambda request: "ok"
         self.models = ["fake-model"]
@@ -233,7 +234,7 @@ class FakeOpenAI:
         return body
 
     def __enter__(self) -> FakeOpenAI:
-        self._server = _Server(("127.0.0.1", 0), _Handler)
+        self._server = _Server(("127.0.0.1", self.port), _Handler)
         self._server.fake = self
         # a short poll interval: shutdown() waits up to one interval
         self._thread = threading.Thread(

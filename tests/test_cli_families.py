@@ -72,7 +72,7 @@ def test_a_plugin_familys_switch_and_format_option_reach_the_command_line(tmp_pa
         text=True,
         env={**os.environ, **plugin},
     )
-    assert done.returncode == 2 and "'loose' is not one of 'lenient', 'exact'" in done.stderr
+    assert done.returncode == 2 and "error: --toy-mode: choose lenient or exact, not 'loose'" in done.stderr
 
 
 def test_run_json_names_the_modes_it_named_before() -> None:

@@ -55,15 +55,12 @@ def test_bad_score_input_is_one_line_naming_file_and_line(tmp_path: Path, spoil,
 @pytest.mark.parametrize(
     ("option", "value", "words"),
     [
-        (
-            "--step-timeout",
-            "-1",
-            "Invalid value for '--step-timeout': Input should be greater than or equal to 0.1",
-        ),
-        ("--memory-mb", "1", "Invalid value for '--memory-mb': Input should be greater than or equal to 512"),
-        ("--cpus", "0", "Invalid value for '--cpus'"),
-        ("--workspace-files", "0", "Invalid value for '--workspace-files'"),
-        ("--temperature", "7", "Invalid value for '--temperature'"),
+        ("--step-timeout", "-1", "error: --step-timeout: must be at least 0.1\n"),
+        ("--memory-mb", "1", "error: --memory-mb: must be at least 512\n"),
+        ("--cpus", "0", "error: --cpus: must be at least 0.1\n"),
+        ("--workspace-files", "0", "error: --workspace-files: must be at least 1\n"),
+        ("--temperature", "7", "error: --temperature: must be at most 2\n"),
+        ("--limit", "two", "error: --limit: must be a whole number\n"),
     ],
 )
 def test_option_values_out_of_range_are_refused_before_anything_runs(

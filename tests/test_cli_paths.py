@@ -54,6 +54,7 @@ def test_ids_naming_no_task_are_refused_instead_of_selecting_all(
 ) -> None:
     out = tmp_path / "run"
     extra = ["--out", str(out)] if command == "run" else []
+    extra += ["--agent", "reference"] if command == "run" else []
     message = _one_line_error([command, "--suite", "closed-form", "--ids", ids, *extra])
     assert "--ids: no task id given" in message
     assert not out.exists()
@@ -78,7 +79,19 @@ def test_a_run_written_by_a_newer_daharness_is_refused_naming_the_file(tmp_path:
 def test_a_base_url_that_is_not_http_is_refused_before_the_run(tmp_path: Path) -> None:
     out = tmp_path / "run"
     message = _one_line_error(
-        ["run", "--agent", "react", "--model", "m", "--base-url", "localhost:8000", "--out", str(out)]
+        [
+            "run",
+            "--suite",
+            "closed-form",
+            "--agent",
+            "react",
+            "--model",
+            "m",
+            "--base-url",
+            "localhost:8000",
+            "--out",
+            str(out),
+        ]
     )
-    assert "--base-url: Value error, 'localhost:8000' is not an http:// or https:// URL" in message
+    assert "error: --base-url: 'localhost:8000' is not an http:// or https:// URL" in message
     assert not out.exists()

@@ -46,7 +46,7 @@ def test_run_json_keeps_the_isolation_of_the_limits_the_run_used(tmp_path: Path)
     out = tmp_path / "run"
     options = ["--memory-mb", "1024", "--cpus", "1.5", "--workspace-files", "77", "--limit", "1"]
     done = subprocess.run(
-        cli("run", "--suite", f"dabench:{RUNNABLE}", "--out", str(out), *options),
+        cli("run", "--suite", f"dabench:{RUNNABLE}", "--agent", "reference", "--out", str(out), *options),
         capture_output=True,
         text=True,
     )

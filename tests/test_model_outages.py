@@ -1,10 +1,13 @@
 """Whole runs through the command line against a model server that misbehaves: each sample ends in
-time, and a broken server is recorded as an infrastructure error with its reason, never as a wrong
-answer."""
+time, a broken server is recorded as an infrastructure error with its reason, never as a wrong answer,
+and a run that ends with more such errors than `--max-errors` allows exits 3 (issue 22), as does one
+stopped because nothing answers at the endpoint; a missing key is said before the first sample (2)."""
 
 from __future__ import annotations
 
 import json
+import os
+import socket
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -22,14 +25,31 @@ def server() -> Iterator[FakeOpenAI]:
         yield fake
 
 
-def _run(server: FakeOpenAI, tmp_path: Path, settings: str, *extra: str) -> subprocess.CompletedProcess[str]:
+def _run(
+    server: FakeOpenAI | str, tmp_path: Path, settings: str, *extra: str, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    base_url = server if isinstance(server, str) else server.base_url
     models = tmp_path / "models.toml"
-    models.write_text(f'[models.flaky]\nmodel = "flaky"\nbase_url = "{server.base_url}"\n{settings}\n')
+    models.write_text(f'[models.flaky]\nmodel = "flaky"\nbase_url = "{base_url}"\n{settings}\n')
     return subprocess.run(
         cli("run", "--suite", SUITE, "--agent", "react", "--model", "flaky", "--models-file", str(models),
             "--cache", "off", "--out", str(tmp_path / "run"), *extra),
-        capture_output=True, text=True, timeout=300,
+        capture_output=True, text=True, timeout=300, env=env,
     )  # fmt: skip
+
+
+def _last_line(done: subprocess.CompletedProcess[str]) -> str:
+    """The error line that ends the run: one line, in the user's words."""
+    assert "Traceback" not in done.stderr
+    return done.stderr.splitlines()[-1]
+
+
+def _dead_url() -> str:
+    """A URL on 127.0.0.1 where nothing listens (the port was free a moment ago)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    return f"http://127.0.0.1:{port}/v1"
 
 
 def test_a_server_that_trickles_its_reply_cannot_hold_the_run(server: FakeOpenAI, tmp_path: Path) -> None:
@@ -38,7 +58,7 @@ def test_a_server_that_trickles_its_reply_cannot_hold_the_run(server: FakeOpenAI
     done = _run(
         server, tmp_path, "timeout_s = 1\nmax_retries = 1", "--ids", "1,2", "--max-sample-seconds", "10"
     )
-    assert done.returncode == 0, done.stderr
+    assert done.returncode == 3, done.stderr
     records = records_of(tmp_path / "run")
     assert [r["status"] for r in records] == ["error", "error"]
     assert "no complete reply within 1 s, still after 1 retries" in records[0]["error"]
@@ -48,7 +68,11 @@ def test_a_server_that_trickles_its_reply_cannot_hold_the_run(server: FakeOpenAI
 def test_an_endless_500_spends_the_runs_retry_budget_once(server: FakeOpenAI, tmp_path: Path) -> None:
     server.script([Fail(500)] * 50)
     done = _run(server, tmp_path, "max_retries = 5\nmax_run_retries = 3", "--ids", "1,2,3")
-    assert done.returncode == 0, done.stderr
+    assert done.returncode == 3, done.stderr
+    assert _last_line(done) == (
+        "error: 3 of 3 samples ended in infrastructure errors, more than --max-errors 20% allows (reasons in "
+        "report.html; the same command retries them)"
+    )
     errors = [r["error"] for r in records_of(tmp_path / "run")]
     assert (
         "500 Internal Server Error; the run's budget of 3 retries is used up, still after 3 retries"
@@ -80,9 +104,79 @@ def test_malformed_replies_are_infrastructure_errors_not_wrong_answers(
 ) -> None:
     server.script([reply] * 4)
     done = _run(server, tmp_path, "max_retries = 1", "--ids", "1,2")
-    assert done.returncode == 0, done.stderr
+    assert done.returncode == 3, done.stderr
+    assert "2 of 2 samples ended in infrastructure errors" in _last_line(done)
     records = records_of(tmp_path / "run")
     assert [r["status"] for r in records] == ["error", "error"]
     assert reason in records[0]["error"] and "still after 1 retries" in records[0]["error"]
     report = json.loads((tmp_path / "run" / "report.json").read_text())
     assert report["counts"]["errors"] == 2 and report["counts"]["wrong"] == 0
+
+
+def test_the_error_threshold_is_settable_as_a_count_or_a_share(server: FakeOpenAI, tmp_path: Path) -> None:
+    right = "Thought: done\nFinal Answer: @mean_x[2.00]"
+    server.script([Fail(500), Fail(500), Reply(right), Reply(right), Reply(right)])  # sample 1: two attempts
+    done = _run(server, tmp_path, "max_retries = 1", "--ids", "1,2,3,4,5", "--max-errors", "1")
+    assert done.returncode == 0, done.stderr  # 1 error of 5 is allowed
+    assert [r["status"] for r in records_of(tmp_path / "run")].count("error") == 1
+    (tmp_path / "run" / "samples.jsonl").unlink()
+    server.script([Fail(500)] * 4 + [Reply(right)] * 3)
+    done = _run(server, tmp_path, "max_retries = 1", "--ids", "1,2,3,4,5", "--max-errors", "20%")
+    assert done.returncode == 3, done.stderr  # 2 of 5 is more than 20%
+    assert "2 of 5 samples ended in infrastructure errors, more than --max-errors 20% allows" in _last_line(
+        done
+    )
+    everything = _run(server, tmp_path, "max_retries = 0", "--ids", "9", "--max-errors", "100%")
+    assert everything.returncode == 2 and "--ids: no task with id 9" in _last_line(everything)
+    bad = _run(server, tmp_path, "", "--max-errors", "lots")
+    assert bad.returncode == 2 and _last_line(bad) == (
+        "error: --max-errors: give a number of samples (3), a percentage (20%) or a fraction (0.2), not 'lots'"
+    )
+
+
+def test_a_dead_endpoint_stops_the_run_after_three_samples_and_it_resumes(tmp_path: Path) -> None:
+    dead = _dead_url()
+    done = _run(dead, tmp_path, "max_retries = 1")
+    assert done.returncode == 3, done.stderr
+    line = _last_line(done)
+    assert line.startswith(
+        "error: the run stopped: 3 samples in a row could not connect to the model endpoint"
+    )
+    assert "connection failed" in line
+    assert line.endswith("the samples finished are saved: run the same command to resume")
+    records = records_of(tmp_path / "run")
+    assert [r["status"] for r in records] == ["error"] * 3  # samples 4 and 5 never started
+    assert all(r["extra"]["endpoint_unreachable"] for r in records)
+    with FakeOpenAI(port=int(dead.rsplit(":", 1)[1].split("/")[0])) as back:  # the endpoint is back
+        back.responder = lambda request: "Thought: done\nFinal Answer: @mean_x[2.00]"
+        resumed = _run(back, tmp_path, "max_retries = 1")
+    assert resumed.returncode == 0, resumed.stderr
+    latest = {r["id"]: r["status"] for r in records_of(tmp_path / "run")}
+    assert latest == {str(i): "scored" for i in range(1, 6)}
+
+
+def test_a_server_that_answers_500_does_not_count_as_unreachable(server: FakeOpenAI, tmp_path: Path) -> None:
+    server.script([Fail(500)] * 20)
+    done = _run(server, tmp_path, "max_retries = 1")
+    assert done.returncode == 3 and "5 of 5 samples ended in infrastructure errors" in _last_line(done)
+    assert len(records_of(tmp_path / "run")) == 5
+
+
+def test_a_missing_key_is_said_before_the_first_sample(server: FakeOpenAI, tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if k not in ("OPENAI_API_KEY", "PROXY_KEY")}
+    done = subprocess.run(
+        cli("run", "--suite", SUITE, "--agent", "react", "--model", "gpt-4o-mini", "--out", str(tmp_path / "a")),
+        capture_output=True, text=True, env=env,
+    )  # fmt: skip
+    assert done.returncode == 2 and done.stderr.count("\n") == 1
+    assert done.stderr == (
+        "error: model 'gpt-4o-mini': $OPENAI_API_KEY is not set, and the OpenAI API needs a key (set it, or "
+        "give --base-url for a server that needs none)\n"
+    )
+    named = _run(server, tmp_path, "", "--api-key-env", "PROXY_KEY", env=env)
+    assert named.returncode == 2 and named.stderr == (
+        "error: model 'flaky': $PROXY_KEY is not set (named as the variable of the API key)\n"
+    )
+    assert server.requests == [] and not (tmp_path / "a").exists() and not (tmp_path / "run").exists()
+    local = _run(server, tmp_path, "max_retries = 0", "--ids", "1", env=env)  # a local URL needs no key
+    assert local.returncode == 0 and len(server.requests) >= 1, local.stderr

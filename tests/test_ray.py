@@ -34,6 +34,8 @@ def _run(cluster: LocalRayCluster, *args: str) -> list[str]:
         "-m",
         "daharness",
         "run",
+        "--agent",
+        "reference",
         "--backend",
         "ray",
         "--ray-address",
@@ -151,7 +153,18 @@ def test_an_address_that_is_malformed_or_where_no_cluster_listens_is_a_one_line_
     from ray_cluster import free_port
 
     address = f"127.0.0.1:{free_port()}"
-    command = [sys.executable, "-m", "daharness", "run", "--suite", SUITE, "--out", str(tmp_path / "run")]
+    command = [
+        sys.executable,
+        "-m",
+        "daharness",
+        "run",
+        "--suite",
+        SUITE,
+        "--agent",
+        "reference",
+        "--out",
+        str(tmp_path / "run"),
+    ]
     done = subprocess.run(
         [*command, "--backend", "ray", "--ray-address", address], capture_output=True, text=True, timeout=120
     )

@@ -195,7 +195,7 @@ def test_the_sandbox_is_refused_where_namespaces_are_missing(tmp_path: Path) -> 
     (fake / "bwrap").chmod(0o755)
     env = {**os.environ, "PATH": f"{fake}:{os.environ['PATH']}"}
     done = subprocess.run(
-        [sys.executable, "-m", "daharness", "run", "--suite", "closed-form", "--limit", "1", "--out", str(tmp_path / "r")],
+        [sys.executable, "-m", "daharness", "run", "--suite", "closed-form", "--agent", "reference", "--limit", "1", "--out", str(tmp_path / "r")],
         capture_output=True, text=True, env=env, check=False,
     )  # fmt: skip
     assert done.returncode == 2
@@ -209,7 +209,7 @@ def test_the_sandbox_is_refused_where_namespaces_are_missing(tmp_path: Path) -> 
 
 def test_unsafe_local_runs_unisolated_and_says_so_on_every_run(tmp_path: Path) -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "daharness", "run", "--suite", "closed-form", "--ids", "0", "--sandbox", "unsafe-local",
+        [sys.executable, "-m", "daharness", "run", "--suite", "closed-form", "--agent", "reference", "--ids", "0", "--sandbox", "unsafe-local",
          "--out", str(tmp_path / "r")],
         capture_output=True, text=True, check=False,
     )  # fmt: skip

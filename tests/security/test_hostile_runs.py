@@ -48,7 +48,7 @@ def _env(scratch: Path) -> dict[str, str]:
 
 def _run(suite: str, out: Path, scratch: Path, *extra: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        cli("run", "--suite", suite, "--out", str(out), *extra),
+        cli("run", "--suite", suite, "--agent", "reference", "--out", str(out), *extra),
         capture_output=True,
         text=True,
         env=_env(scratch),
@@ -100,7 +100,17 @@ def test_sparse_files_stay_sparse_and_artifacts_are_capped_with_a_notice(tmp_pat
 def test_after_kill_9_the_next_daharness_removes_the_dead_runs_folders_and_groups(tmp_path: Path) -> None:
     scratch = tmp_path / "scratch"
     process = subprocess.Popen(
-        cli("run", "--suite", FIXTURE_SUITE, "--out", str(tmp_path / "run"), "--ids", "3"),
+        cli(
+            "run",
+            "--suite",
+            FIXTURE_SUITE,
+            "--agent",
+            "reference",
+            "--out",
+            str(tmp_path / "run"),
+            "--ids",
+            "3",
+        ),
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
         env=_env(scratch),
@@ -125,7 +135,7 @@ def test_twelve_random_kill_9_then_resume_give_the_records_of_a_clean_run(tmp_pa
     rng = random.Random(11)
     for _ in range(12):
         process = subprocess.Popen(
-            cli("run", "--suite", FIXTURE_SUITE, "--out", str(out)),
+            cli("run", "--suite", FIXTURE_SUITE, "--agent", "reference", "--out", str(out)),
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
             env=_env(scratch),

@@ -75,7 +75,7 @@ class ModelAgent:
             if check_limits and (reason := budget.exceeded()):
                 raise StopSample(reason) from None  # the sample's own time ran out during the call
             raise InfrastructureError(
-                f"model unavailable: {exc}", dump_events(submission.trajectory)
+                f"model unavailable: {exc}", dump_events(submission.trajectory), unreachable=exc.unreachable
             ) from None
         budget.charge(completion.usage)
         submission.usage = budget.usage.to_dict()

@@ -3,14 +3,14 @@ errors as one line."""
 
 from __future__ import annotations
 
+import re
 import sys
 import traceback
 
 import typer
-from rich.markup import escape
 
 from daharness.cli.families import install
-from daharness.cli.options import DebugOption, debug, err
+from daharness.cli.options import DebugOption, check_cheap_options, debug, err, error_line
 from daharness.core.errors import UserError
 
 app = typer.Typer(
@@ -34,18 +34,19 @@ _UsageProblem = next(c for c in typer.BadParameter.__mro__ if c.__name__ == "Cli
 
 def main() -> None:
     try:
+        check_cheap_options(sys.argv[1:])
         install(sys.argv[1:])  # the families' options, on the command that takes them
         code = app(standalone_mode=False)
     except UserError as exc:
         if debug["on"]:
             traceback.print_exc()
-        _error_line(str(exc))
+        error_line(str(exc))
         sys.exit(2)
     except _UsageProblem as exc:  # a bad option or value: one line, like ours
         if type(exc).__name__ == "NoArgsIsHelpError":
             exc.show()
         else:
-            _error_line(exc.format_message())
+            error_line(plain_usage_message(exc))
         sys.exit(exc.exit_code)
     except typer.Abort:
         err.print("aborted")
@@ -53,5 +54,39 @@ def main() -> None:
     sys.exit(code if isinstance(code, int) else 0)
 
 
-def _error_line(message: str) -> None:
-    err.print(f"[red]error[/]: {escape(' '.join(message.split()))}", highlight=False, soft_wrap=True)
+# the parser's wording (pydantic's, in newer typers) and ours
+_PLAIN_WORDS = (
+    (re.compile(r"^Value error, "), ""),
+    (re.compile(r"^'(.*)' is not one of (.*?)\.?$"), lambda m: f"choose {_either(m[2])}, not '{m[1]}'"),
+    (re.compile(r"^Input should be greater than or equal to (.*)$"), r"must be at least \1"),
+    (re.compile(r"^Input should be less than or equal to (.*)$"), r"must be at most \1"),
+    (re.compile(r"^Input should be greater than (.*)$"), r"must be more than \1"),
+    (re.compile(r"^Input should be less than (.*)$"), r"must be less than \1"),
+    (re.compile(r"^Input should be a valid integer.*$"), "must be a whole number"),
+    (re.compile(r"^Input should be a valid number.*$"), "must be a number"),
+)
+
+
+def plain_usage_message(exc: Exception) -> str:
+    """A usage error as `--option: what is wrong` (an argument by its command: `daharness schema: ...`),
+    in our words rather than the parser's."""
+    message = exc.format_message()  # type: ignore[attr-defined]
+    found = re.match(r"^Invalid value for '?([^':]+)'?(?: / '[^']*')*: (.*)$", message, re.DOTALL)
+    if found is None:
+        return message
+    name, problem = found[1], found[2].strip()
+    for pattern, words in _PLAIN_WORDS:
+        problem = pattern.sub(words, problem)
+    param, ctx = getattr(exc, "param", None), getattr(exc, "ctx", None)
+    if param is not None and getattr(param, "param_type_name", "") == "argument" and ctx is not None:
+        words = []
+        while ctx.parent is not None:  # the root's name is how Python was called: `daharness` instead
+            words.insert(0, ctx.info_name)
+            ctx = ctx.parent
+        name = " ".join(["daharness", *words])
+    return f"{name}: {problem}"
+
+
+def _either(choices: str) -> str:
+    names = [choice.strip().strip("'") for choice in choices.split(",")]
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " or " + names[-1]

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
 from daharness.cli.app import app
-from daharness.cli.options import DebugOption, JsonOption, out
+from daharness.cli.options import DebugOption, JsonOption, out, print_warnings
 from daharness.core.errors import UserError
 
 
@@ -22,13 +22,16 @@ def compare(
     debug: DebugOption = False,
 ) -> None:
     """Compare runs: figures with 95% intervals, paired differences and tests by group, flipped samples."""
-    from daharness.report.build import write_json, write_text
+    from daharness.report.build import check_writable, write_json, write_text
     from daharness.report.compare import compare_runs
     from daharness.report.compare_render import print_comparison, render_comparison_html
 
     if len(run_dirs) < 2:
         raise UserError("compare needs at least two run directories")
+    check_writable(html_path)
+    check_writable(json_path)
     figures = compare_runs(run_dirs)
+    _check_comparable(figures)
     print_comparison(out, figures)
     if html_path is not None:
         write_text(html_path, render_comparison_html(figures))
@@ -36,3 +39,18 @@ def compare(
     if json_path is not None:
         write_json(json_path, figures)
         out.print(f"wrote {json_path}")
+
+
+def _check_comparable(figures: dict[str, Any]) -> None:
+    """Samples pair by id: runs that share none have nothing to compare (a table of dashes said so
+    before); runs of different suites that do share ids are compared with a warning."""
+    runs = {run["label"]: run for run in figures["runs"]}
+    for comparison in figures["comparisons"]:
+        a, b = runs[comparison["a"]], runs[comparison["b"]]
+        if comparison["same_suite"] and comparison["paired"]:
+            continue
+        suites = f"{b['dir']} ran suite {b['suite']!r}, {a['dir']} ran {a['suite']!r}"
+        if not comparison["paired"]:
+            why = suites if not comparison["same_suite"] else f"{b['dir']} and {a['dir']}"
+            raise UserError(f"{why}: no scored sample in common, nothing to compare")
+        print_warnings([f"{suites}: samples are paired by id, which may name different questions"])

@@ -11,6 +11,8 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
+INFRASTRUCTURE_EXIT = 3  # the run's samples failed for reasons outside the agent (2: bad input)
+
 out = Console(soft_wrap=True)
 err = Console(stderr=True, soft_wrap=True)
 debug = {"on": False}
@@ -59,6 +61,44 @@ def id_list(ids: str | None) -> list[str] | None:
 
 def default_cache_path() -> Path:
     return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "daharness" / "responses.sqlite"
+
+
+BUILTIN_EXECUTORS = ("local", "ray")
+
+
+def check_cheap_options(argv: list[str]) -> None:
+    """Option values that need no family, checked before the families are imported to add their options
+    (seconds on a busy machine): a mistyped `run --backend` answers at once. An executor a plugin may
+    register is left to the full check."""
+    from daharness.core.errors import UserError
+
+    if next((arg for arg in argv if not arg.startswith("-")), None) != "run":
+        return
+    backend = _value_of("--backend", argv)
+    if backend is None or backend in BUILTIN_EXECUTORS:
+        return
+    from importlib.metadata import entry_points
+
+    from daharness.core.registry import ENTRY_POINT_GROUP
+
+    if not entry_points(group=ENTRY_POINT_GROUP):
+        raise UserError(f"--backend: unknown executor {backend!r}; known: {', '.join(BUILTIN_EXECUTORS)}")
+
+
+def _value_of(option: str, argv: list[str]) -> str | None:
+    """The last value given to `option` (`--option VALUE` or `--option=VALUE`)."""
+    value = None
+    for index, arg in enumerate(argv):
+        if arg == option and index + 1 < len(argv):
+            value = argv[index + 1]
+        elif arg.startswith(option + "="):
+            value = arg.split("=", 1)[1]
+    return value
+
+
+def error_line(message: str) -> None:
+    """An error as one line (`error: ...`), whatever its length and the terminal's width."""
+    err.print(f"[red]error[/]: {escape(' '.join(message.split()))}", highlight=False, soft_wrap=True)
 
 
 def print_warnings(warnings: list[str]) -> None:

@@ -12,16 +12,19 @@ from rich.markup import escape
 from daharness.cli.app import app
 from daharness.cli.families import FamilyChoices, takes_family_options
 from daharness.cli.options import (
+    INFRASTRUCTURE_EXIT,
     CacheMode,
     DebugOption,
     SuiteOption,
     default_cache_path,
     err,
+    error_line,
     id_list,
     out,
     print_warnings,
 )
 from daharness.core.errors import UserError
+from daharness.runs.error_budget import DEFAULT_MAX_ERRORS
 
 MODEL, AGENT, SCALE_OUT = "Model", "Agent", "Scale-out"  # panels of `run --help`
 
@@ -51,6 +54,36 @@ ConcurrencyOption = Annotated[
         help="Samples run at once (default 1; --backend ray: the cluster's CPUs / --ray-num-cpus).",
     ),
 ]
+EpochsOption = Annotated[
+    int,
+    _option("Run each task N times: the report gives each task's mean score, pass@k and pass^k.", min=1),
+]
+TagOption = Annotated[
+    list[str] | None,
+    typer.Option("--tag", help="A label of the run (repeatable), shown in reports and compare."),
+]
+MetaOption = Annotated[
+    list[str] | None,
+    typer.Option("--meta", help="A note on the run as KEY=VALUE (repeatable), shown in reports and compare."),
+]
+MaxErrors = Annotated[
+    str,
+    typer.Option(
+        "--max-errors",
+        help="Infrastructure errors (endpoint down, 500s, malformed replies, harness failures) the run may end "
+        "with and still exit 0: a number of samples (3), a percentage (20%) or a fraction (0.2); more exit "
+        "with code 3.",
+    ),
+]
+StopAfterUnreachable = Annotated[
+    int,
+    typer.Option(
+        "--stop-after-unreachable",
+        min=0,
+        help="Stop the run (exit 3, resumable) after this many samples in a row could not connect to their "
+        "model endpoint; 0: never.",
+    ),
+]
 # ---- the sandbox and its limits
 SandboxOption = Annotated[
     str, _option("Where agent code runs: 'bwrap' (isolated, default) or 'unsafe-local' (no isolation).")
@@ -77,10 +110,17 @@ ModelOption = Annotated[str | None, _option("Model id, or a name from --models-f
 BaseUrl = Annotated[str | None, _option("OpenAI-compatible endpoint, e.g. http://localhost:8000/v1.", MODEL)]
 ApiKeyEnv = Annotated[str | None, _option("Environment variable holding the API key.", MODEL)]
 ModelsFile = Annotated[Path | None, _option("TOML file of named models (endpoint, sampling, prices).", MODEL)]
-Temperature = Annotated[float | None, _option(None, MODEL, min=0, max=2)]
-TopP = Annotated[float | None, _option(None, MODEL, min=0, max=1)]
+Temperature = Annotated[
+    float | None, _option("Sampling temperature (the endpoint's default if unset).", MODEL, min=0, max=2)
+]
+TopP = Annotated[
+    float | None, _option("Nucleus sampling (the endpoint's default if unset).", MODEL, min=0, max=1)
+]
 MaxTokens = Annotated[int | None, _option("Per reply.", MODEL, min=1)]
-Seed = Annotated[int | None, _option(None, MODEL)]
+Seed = Annotated[
+    int | None,
+    _option("Sampling seed sent with each request, for endpoints that honour it (OpenAI, vLLM).", MODEL),
+]
 CacheOption = Annotated[CacheMode, _option("Response cache: on, off or refresh.", MODEL)]
 CachePath = Annotated[Path | None, _option("SQLite file of the response cache.", MODEL)]
 # ---- the agent
@@ -134,12 +174,17 @@ RaySharedFiles = Annotated[
 @app.command()
 @takes_family_options("run", formats="all")
 def run(
-    suite: SuiteOption = "closed-form",
-    agent: AgentOption = "reference",
+    suite: SuiteOption,
+    agent: AgentOption,
     out_dir: OutOption = None,
     limit: LimitOption = None,
     ids: IdsOption = None,
     concurrency: ConcurrencyOption = None,
+    epochs: EpochsOption = 1,
+    tag: TagOption = None,
+    meta: MetaOption = None,
+    max_errors: MaxErrors = DEFAULT_MAX_ERRORS,
+    stop_after_unreachable: StopAfterUnreachable = 3,
     families: FamilyChoices | None = None,
     sandbox: SandboxOption = "bwrap",
     step_timeout: StepTimeout = 120.0,
@@ -179,11 +224,14 @@ def run(
     from daharness.agents import AgentOptions, SampleLimits
     from daharness.core.limits import Limits
     from daharness.core.registry import task_mode_groups
+    from daharness.runs.error_budget import ErrorBudget
     from daharness.runs.executors import ExecutorSettings
     from daharness.runs.pipeline import SandboxSettings
 
     assert families is not None
     _check_where_it_runs(sandbox, backend)
+    budget = ErrorBudget.parse(max_errors)
+    labels = {"tags": tag or [], "metadata": _metadata(meta or [])}
     limits = Limits(
         step_timeout_s=step_timeout, sample_timeout_s=sample_timeout, memory_mb=memory_mb, cpus=cpus,
         workspace_mb=workspace_mb, workspace_files=workspace_files,
@@ -203,7 +251,8 @@ def run(
         clarify=clarify,
     )
     _run_and_report(
-        loaded, agent, options, out_dir, ids=id_list(ids), limit=limit,
+        loaded, agent, options, out_dir, budget, ids=id_list(ids), limit=limit,
+        stop_after_unreachable=stop_after_unreachable, epochs=epochs, labels=labels,
         scoring=families.scoring(task_mode_groups(loaded.tasks)), concurrency=concurrency,
         sandbox=SandboxSettings(sandbox, limits),
         executor=ExecutorSettings(backend, ray_address, ray_num_cpus, ray_memory_mb, ray_shared_files),
@@ -221,6 +270,16 @@ def _check_where_it_runs(sandbox: str, backend: str) -> None:
         raise UserError(f"--backend: unknown executor {backend!r}; known: {', '.join(executor_names())}")
     if sandbox == UNSAFE_BACKEND:
         err.print(f"[bold red]{UNSAFE_WARNING}[/]")
+
+
+def _metadata(pairs: list[str]) -> dict[str, str]:
+    found = {}
+    for pair in pairs:
+        key, equals, value = pair.partition("=")
+        if not equals or not key.strip():
+            raise UserError(f"--meta {pair!r}: give KEY=VALUE, e.g. --meta prompt=v2")
+        found[key.strip()] = value.strip()
+    return found
 
 
 def _load(suite: str, families: FamilyChoices) -> Any:
@@ -246,15 +305,24 @@ class _Models:
     def resolve(self, name: str | None, **sampling: Any) -> Any:
         from daharness.models import resolve_model
 
-        return resolve_model(name, **self.endpoint, overrides=sampling) if name else None
+        if not name:
+            return None
+        settings = resolve_model(name, **self.endpoint, overrides=sampling)
+        if missing := settings.missing_key():  # before any sample, not after every one's retries
+            raise UserError(missing)
+        return settings
 
 
-def _run_and_report(loaded: Any, agent: str, options: Any, out_dir: Path | None, **run: Any) -> None:
+def _run_and_report(
+    loaded: Any, agent: str, options: Any, out_dir: Path | None, budget: Any, **run: Any
+) -> None:
+    """Run, write and print the report; exit 3 when the run stopped early or ended with more
+    infrastructure errors than `budget` allows (2 stays for bad input)."""
     from daharness.agents import make_agent
     from daharness.report.build import write_report
     from daharness.report.terminal import print_report
     from daharness.runs.rundir import RunDir
-    from daharness.runs.runner import run_suite
+    from daharness.runs.runner import RunStopped, run_suite
 
     chosen = make_agent(agent, options)
     try:
@@ -269,6 +337,15 @@ def _run_and_report(loaded: Any, agent: str, options: Any, out_dir: Path | None,
     except KeyboardInterrupt:
         err.print("[yellow]interrupted[/]: finished samples are saved; run the same command to resume")
         raise typer.Exit(130) from None
+    except RunStopped as exc:
+        error_line(f"the run stopped: {exc}")
+        raise typer.Exit(INFRASTRUCTURE_EXIT) from None
     report = write_report(RunDir.open_for_reading(outcome.run_dir))
     print_report(out, report)
     out.print(f"run directory: {outcome.run_dir} (report.html, report.json)")
+    if budget.exceeded(outcome.errors, outcome.selected):
+        error_line(
+            f"{outcome.errors} of {outcome.selected} samples ended in infrastructure errors, more than "
+            f"--max-errors {budget.text} allows (reasons in report.html; the same command retries them)"
+        )
+        raise typer.Exit(INFRASTRUCTURE_EXIT)

@@ -48,9 +48,10 @@ def score(
     debug: DebugOption = False,
 ) -> None:
     """Rescore existing outputs: closed-form responses (InfiAgent-DABench layout), or DA-Agent output folders."""
-    from daharness.report.build import write_json
+    from daharness.report.build import check_writable, write_json
 
     assert families is not None
+    check_writable(json_path)  # before the scoring, not after it
     if dacode_eval is not None:
         from daharness.families.workspace import print_rescored_outputs, rescore_dacode
 

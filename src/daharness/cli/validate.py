@@ -25,6 +25,7 @@ def validate(
     suite: SuiteOption = "workspace",
     families: FamilyChoices | None = None,
     ids: Annotated[str | None, typer.Option(help="Comma-separated task ids to check.")] = None,
+    limit: Annotated[int | None, typer.Option(min=1, help="Check only the first N selected tasks.")] = None,
     concurrency: Annotated[
         int, typer.Option("--concurrency", "-j", min=1, help="Tasks checked at once.")
     ] = 2,
@@ -43,7 +44,7 @@ def validate(
     assert families is not None
     check_backend("bwrap")
     loaded = load_suite(suite)
-    tasks = select_tasks(loaded.tasks, ids=id_list(ids), limit=None)
+    tasks = select_tasks(loaded.tasks, ids=id_list(ids), limit=limit)
     if not tasks:  # e.g. an official suite whose every task needs what this machine cannot give
         why = (
             f" ({len(loaded.unsupported)} unsupported: `daharness suites check {suite}` lists why)"

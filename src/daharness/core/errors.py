@@ -21,7 +21,14 @@ def first_problem(exc: ValidationError) -> str:
     """A pydantic error as one line naming the field: `field 'scorers.0.name': Field required`."""
     first = exc.errors()[0]
     where = ".".join(str(part) for part in first["loc"])
-    return f"field {where!r}: {first['msg']}" if where else first["msg"]
+    return f"field {where!r}: {plain_message(first)}" if where else plain_message(first)
+
+
+def plain_message(error: Any) -> str:
+    """A pydantic error's message in our words: a validator's own text without pydantic's
+    "Value error, " in front of it."""
+    message = str(error["msg"])
+    return message.removeprefix("Value error, ").removeprefix("Assertion failed, ")
 
 
 class InfrastructureError(Exception):
@@ -31,9 +38,12 @@ class InfrastructureError(Exception):
     trajectory so far (a list of event dicts) travels with it so that nothing the agent did is lost.
     """
 
-    def __init__(self, message: str, trajectory: list[Any] | None = None) -> None:
+    def __init__(
+        self, message: str, trajectory: list[Any] | None = None, *, unreachable: bool = False
+    ) -> None:
         super().__init__(message)
         self.trajectory = trajectory or []
+        self.unreachable = unreachable  # a model endpoint that could not be connected to at all
 
 
 class AgentFailure(Exception):

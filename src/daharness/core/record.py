@@ -11,6 +11,10 @@ from daharness.core.score import Score
 Status = Literal["scored", "error"]
 
 
+# `extra` key of an error record whose model endpoint could not be connected to at all
+UNREACHABLE = "endpoint_unreachable"
+
+
 class SkippedFile(BaseModel):
     """A workspace entry the agent left that was not collected (and not scored): a link, a FIFO..."""
 
@@ -30,10 +34,17 @@ class Suspicion(BaseModel):
     step: int | None = Field(default=None, description="Index of the trajectory event, when one did it.")
 
 
+def sample_key(task_id: str, epoch: int) -> str:
+    """Where a sample is kept in a run (records, trajectories/, artifacts/): its task id, and for a
+    repeat of a task (`run --epochs N`) the epoch after an `@`."""
+    return task_id if epoch == 1 else f"{task_id}@{epoch}"
+
+
 class SampleRecord(BaseModel):
     id: str
     status: Status
     attempt: int = 1
+    epoch: int = Field(default=1, ge=1, description="Which repeat of the task (run --epochs).")
     agent: str
     family: str | None = Field(default=None, description="The task's family; None in runs made before 0.2.")
     score: Score | None = None
@@ -59,3 +70,7 @@ class SampleRecord(BaseModel):
     skipped_files: list[SkippedFile] = Field(default_factory=list)
     suspicious: list[Suspicion] = Field(default_factory=list)
     extra: dict[str, Any] = Field(default_factory=dict)
+
+    @property
+    def key(self) -> str:
+        return sample_key(self.id, self.epoch)

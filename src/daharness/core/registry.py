@@ -22,7 +22,7 @@ from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from daharness.core.errors import UserError
+from daharness.core.errors import UserError, plain_message
 from daharness.core.scoring import ModeGroup, NoOptions, ScorerOptions
 
 ENTRY_POINT_GROUP = "daharness.plugins"
@@ -86,7 +86,9 @@ class Registry(Generic[T]):
 
 
 def _summary(obj: Any) -> str:
-    return ((obj.__doc__ or "").strip().splitlines() or [""])[0]
+    """The docstring's first paragraph as one line (its first line alone may stop mid-sentence)."""
+    paragraph = (obj.__doc__ or "").strip().split("\n\n")[0]
+    return " ".join(paragraph.split())
 
 
 # ---- scorers ------------------------------------------------------------------------------------------
@@ -107,7 +109,9 @@ class ScorerEntry:
         except ValidationError as exc:
             first = exc.errors()[0]
             field_name = ".".join(str(part) for part in first["loc"]) or "options"
-            raise UserError(f"{where}: scorer {self.name!r}: option {field_name!r}: {first['msg']}") from None
+            raise UserError(
+                f"{where}: scorer {self.name!r}: option {field_name!r}: {plain_message(first)}"
+            ) from None
 
 
 scorers: Registry[ScorerEntry] = Registry("scorer")

@@ -15,7 +15,7 @@ from daharness.core.submission import Event
 
 FORMAT_VERSION = 2
 # run.json keys that must match for a re-run to resume rather than mix two different runs.
-IDENTITY_KEYS = ("suite", "agent", "scoring")
+IDENTITY_KEYS = ("suite", "agent", "scoring", "epochs")
 
 
 def _known_version(version: int) -> int:
@@ -59,6 +59,9 @@ class RunSpec(BaseModel):
     platform: str | None = None
     packages: dict[str, str | None] = Field(default_factory=dict)
     command: list[str] = Field(default_factory=list)
+    epochs: int = Field(default=1, ge=1, description="Times each task is run (run --epochs).")
+    tags: list[str] = Field(default_factory=list, description="The user's labels of the run (run --tag).")
+    metadata: dict[str, str] = Field(default_factory=dict, description="The user's notes (run --meta k=v).")
 
     _check_version = field_validator("format_version")(_known_version)
 
@@ -91,7 +94,7 @@ class RunSpec(BaseModel):
             new["suite"] = {key: value for key, value in new["suite"].items() if key != "version"}
         for key in IDENTITY_KEYS:
             if existing[key] != new[key]:
-                return f"{key} = {existing[key]!r}, now {new[key]!r}"
+                return _first_difference(key, existing[key], new[key])
         old_backend, new_backend = self.sandbox.get("backend"), wanted.sandbox.get("backend")
         if old_backend is not None and old_backend != new_backend:
             return f"sandbox backend = {old_backend!r}, now {new_backend!r}"
@@ -100,6 +103,21 @@ class RunSpec(BaseModel):
             if old_limits[name] != new_limits[name]:
                 return f"sandbox limit {name} = {old_limits[name]!r}, now {new_limits[name]!r}"
         return None
+
+
+def _first_difference(where: str, old: Any, new: Any) -> str:
+    """The first value that differs, by its dotted name (`scoring.modes.closed_form: 'strict', now
+    'normalized'`), rather than two whole dictionaries."""
+    if isinstance(old, dict) and isinstance(new, dict):
+        for key in sorted(old.keys() | new.keys(), key=str):
+            if old.get(key) != new.get(key):
+                return _first_difference(f"{where}.{key}", old.get(key), new.get(key))
+    return f"{where}: {_short(old)}, now {_short(new)}"
+
+
+def _short(value: Any) -> str:
+    text = "not set" if value is None else repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
 
 
 class TrajectoryFile(BaseModel):

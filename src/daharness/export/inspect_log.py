@@ -93,7 +93,7 @@ def sample_of(run: RunDir, record: SampleRecord, model: str, task: Task | None) 
     from inspect_ai.model import ChatMessageUser, ModelOutput
     from inspect_ai.scorer import Score
 
-    trajectory = run.read_trajectory(record.id)
+    trajectory = run.read_trajectory(record.key)
     messages = messages_of(trajectory, record, model, task)
     # what the task asks; runs whose suite cannot be loaded again fall back on the first prompt
     request = request_text(task) if task else next(m for m in messages if isinstance(m, ChatMessageUser)).text
@@ -121,7 +121,7 @@ def sample_of(run: RunDir, record: SampleRecord, model: str, task: Task | None) 
         error = EvalError(message=record.error or "error", traceback=record.error or "", traceback_ansi="")
     return EvalSample(
         id=record.id,
-        epoch=1,
+        epoch=record.epoch,
         input=request,
         target=target,
         messages=messages,
@@ -180,11 +180,20 @@ def eval_log(run: RunDir) -> Any:
             created=created,
             task=suite,
             task_version=spec.suite.get("version") or 0,  # inspect's default for an unversioned task
-            dataset=EvalDataset(name=suite, samples=len(records), sample_ids=[r.id for r in records]),
+            dataset=EvalDataset(
+                name=suite,
+                samples=len({r.id for r in records}),
+                sample_ids=list(dict.fromkeys(r.id for r in records)),
+            ),
             model=model,
             solver=str(spec.agent.get("name")),
-            config=EvalConfig(),
-            metadata={"daharness_run": spec.model_dump(mode="json"), "scoring": spec.scoring.modes},
+            tags=spec.tags or None,
+            config=EvalConfig(epochs=spec.epochs),
+            metadata={
+                **spec.metadata,
+                "daharness_run": spec.model_dump(mode="json"),
+                "scoring": spec.scoring.modes,
+            },
         ),
         results=EvalResults(
             total_samples=len(records),
@@ -221,9 +230,13 @@ def eval_log(run: RunDir) -> Any:
 
 def export_inspect(run_dir: Path, out: Path) -> Path:
     """Write the run as an Inspect log: `out` itself when it ends in .eval or .json, else a file in it."""
+    if out.suffix not in (".eval", ".json", "") and not out.is_dir():  # `out.txt` never becomes a folder
+        raise UserError(
+            f"{out}: an Inspect log is a .eval or .json file; name one, or a folder to write it in"
+        )
     inspect_ai = _inspect()
     run = RunDir.open_for_reading(run_dir)
-    if out.suffix not in (".eval", ".json"):
+    if out.suffix not in (".eval", ".json") or out.is_dir():
         out = out / f"{run_dir.resolve().name}.eval"
     log = eval_log(run)
     try:

@@ -98,7 +98,12 @@ class ModelFatalError(ModelError):
 
 
 class ModelUnavailableError(ModelError):
-    """Still 429 / 5xx / timeouts / dropped connections / malformed replies after every retry."""
+    """Still 429 / 5xx / timeouts / dropped connections / malformed replies after every retry.
+    `unreachable`: the last attempt could not connect at all (nothing listens there, no route, DNS)."""
+
+    def __init__(self, message: str, *, unreachable: bool = False) -> None:
+        super().__init__(message)
+        self.unreachable = unreachable
 
 
 class MalformedReply(Exception):
@@ -190,6 +195,13 @@ def backoff_s(retry: int, retry_after: float | None = None) -> float:
     if retry_after is not None:
         return min(retry_after, BACKOFF_CAP_S)
     return random.uniform(0.0, min(BACKOFF_CAP_S, BACKOFF_BASE_S * 2**retry))
+
+
+def _could_not_connect(exc: BaseException) -> bool:
+    """Whether a connection error happened before any connection stood (refused, no route, DNS), as
+    opposed to one dropped mid-reply: only the first says the endpoint is not there."""
+    # by name: the SDK's HTTP library (httpx, or httpx2 in newer SDKs) wraps the socket's error
+    return type(exc.__cause__).__name__ in ("ConnectError", "ConnectTimeout")
 
 
 def _phrase(status: int) -> str:
@@ -329,8 +341,9 @@ class ModelClient:
 
         retries = self.settings.max_retries
         reason = ""
+        unreachable = False
         for attempt in range(retries + 1):
-            retry_after = None
+            retry_after, unreachable = None, False
             timeout = self.settings.timeout_s
             if deadline is not None:
                 timeout = min(timeout, deadline - time.monotonic())
@@ -352,6 +365,7 @@ class ModelClient:
                 reason = f"no complete reply within {timeout:.3g} s"
             except openai.APIConnectionError as exc:
                 reason = f"connection failed ({exc.__cause__ or exc})"
+                unreachable = _could_not_connect(exc)
             except MalformedReply as exc:
                 reason = f"malformed reply: {exc}"
             except openai.OpenAIError as exc:
@@ -369,7 +383,9 @@ class ModelClient:
                 self.where, reason, attempt + 1, retries, wait, self.run_retries_left,
             )  # fmt: skip
             time.sleep(wait)
-        raise ModelUnavailableError(f"{self.where}: {reason}, still after {attempt} retries")
+        raise ModelUnavailableError(
+            f"{self.where}: {reason}, still after {attempt} retries", unreachable=unreachable
+        )
 
     def _take_run_retry(self) -> bool:
         with self._usage_lock:

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import os
 import tomllib
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from daharness.core.errors import UserError, located
+from daharness.core.errors import UserError, located, plain_message
 
 
 class ModelSettings(BaseModel):
@@ -46,13 +47,29 @@ class ModelSettings(BaseModel):
             raise ValueError(f"{value!r} is not an http:// or https:// URL (e.g. http://localhost:8000/v1)")
         return value
 
+    def missing_key(self) -> str | None:
+        """Why no request can succeed for want of a key, checked before the first sample: the key's
+        variable is unset or empty where a key is needed (the default OpenAI endpoint, Azure, or a variable
+        named on purpose). A local server given by its URL alone needs none."""
+        env = self.api_key_env
+        if os.environ.get(env):
+            return None
+        if self.base_url is None:
+            return (
+                f"model {self.model!r}: ${env} is not set, and the OpenAI API needs a key (set it, or give "
+                "--base-url for a server that needs none)"
+            )
+        if self.api_version or "api_key_env" in self.model_fields_set:
+            return f"model {self.model!r}: ${env} is not set (named as the variable of the API key)"
+        return None
+
 
 def _describe(exc: ValidationError, prefix: str) -> str:
     """One line naming every bad field, e.g. `models.gpt4o.temprature: unknown field`."""
     parts = []
     for error in exc.errors():
         field = ".".join(str(part) for part in error["loc"])
-        message = "unknown field" if error["type"] == "extra_forbidden" else error["msg"]
+        message = "unknown field" if error["type"] == "extra_forbidden" else plain_message(error)
         parts.append(f"{prefix}{field}: {message}")
     return "; ".join(parts)
 
@@ -102,5 +119,5 @@ def resolve_model(
         # only command-line values can be wrong here: the file's entry was valid on its own
         first = exc.errors()[0]
         option = "--" + str(first["loc"][0]).replace("_", "-") if first["loc"] else "--model"
-        message = "unknown option" if first["type"] == "extra_forbidden" else first["msg"]
+        message = "unknown option" if first["type"] == "extra_forbidden" else plain_message(first)
         raise UserError(f"{option}: {message}") from None

@@ -7,6 +7,7 @@ in the run adds its own figures (`families.<name>`), computed by the family's re
 from __future__ import annotations
 
 import json
+import os
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -16,6 +17,7 @@ from daharness.core.record import SampleRecord
 from daharness.core.registry import FamilyEntry, families
 from daharness.core.runlog import FORMAT_VERSION
 from daharness.report.agent_metrics import agent_figures
+from daharness.report.epochs import epoch_figures
 from daharness.report.stats import mean_interval
 from daharness.runs.rundir import RunDir
 
@@ -63,6 +65,9 @@ def build_report(run: RunDir) -> dict[str, Any]:
             "scoring": spec.scoring.modes,
             "created_at": spec.created_at,
             "daharness_version": spec.daharness_version,
+            "epochs": spec.epochs,
+            "tags": spec.tags,
+            "metadata": spec.metadata,
         },
         "counts": {
             "samples": len(records),
@@ -81,6 +86,7 @@ def build_report(run: RunDir) -> dict[str, Any]:
         else (0.0 if errors else None),
         "integrity": [_integrity_row(r) for r in records if r.failure or r.suspicious or r.skipped_files],
         "intervals": headline_intervals(counted),
+        "epochs": epoch_figures(records, spec.epochs),
         "families": family_figures(records),
         "agent": agent_figures(records),
         "errors": [{"id": r.id, "attempt": r.attempt, "error": r.error} for r in errors],
@@ -105,9 +111,9 @@ def headline_intervals(counted: list[SampleRecord]) -> dict[str, Any]:
     return {**both(counted), "by_family": {name: both(own) for name, own in sorted(by_family.items())}}
 
 
-def _natural_id(record: SampleRecord) -> tuple[int, int | str]:
-    """Numeric ids in numeric order, then the others alphabetically."""
-    return (0, int(record.id)) if record.id.isdigit() else (1, record.id)
+def _natural_id(record: SampleRecord) -> tuple[int, int | str, int]:
+    """Numeric ids in numeric order, then the others alphabetically; a task's epochs in order."""
+    return (0, int(record.id), record.epoch) if record.id.isdigit() else (1, record.id, record.epoch)
 
 
 def _wall_time(records: list[SampleRecord]) -> dict[str, float]:
@@ -124,7 +130,9 @@ def _wall_time(records: list[SampleRecord]) -> dict[str, float]:
 def _sample_row(record: SampleRecord) -> dict[str, Any]:
     score = record.score
     return {
-        "id": record.id,
+        "id": record.key,
+        "task": record.id,
+        "epoch": record.epoch,
         "family": family_of(record),
         "status": record.status,
         "value": score.value if score else None,
@@ -176,6 +184,22 @@ def write_text(path: Path, text: str) -> None:
         path.write_text(text, encoding="utf-8")
     except OSError as exc:
         raise cannot_write(path, exc) from None
+
+
+def check_writable(path: Path | None) -> None:
+    """Refuse now, naming it, an output path that `write_text` could not write after the work: a folder,
+    a path under a file, a folder without write permission."""
+    if path is None:
+        return
+    if path.is_dir():
+        raise cannot_write(path, IsADirectoryError(21, "Is a directory"))
+    folder = path.parent
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent
+    if not folder.is_dir():
+        raise cannot_write(path, NotADirectoryError(20, "Not a directory"))
+    if not os.access(folder, os.W_OK | os.X_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        raise cannot_write(path, PermissionError(13, "Permission denied"))
 
 
 def cannot_write(path: Path, exc: OSError) -> UserError:

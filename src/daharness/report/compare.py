@@ -15,6 +15,7 @@ from typing import Any
 
 from daharness.core.record import SampleRecord
 from daharness.report.build import family_of
+from daharness.report.epochs import epoch_figures
 from daharness.report.stats import mcnemar, mean_interval, paired_difference
 from daharness.runs.rundir import RunDir
 
@@ -124,6 +125,9 @@ def compare_runs(dirs: Sequence[Path]) -> dict[str, Any]:
                 "samples": len(all_records),
                 "errors": sum(r.status == "error" for r in all_records.values()),
                 "figures": run_figures(records),
+                "epochs": epoch_figures(list(all_records.values()), spec.epochs),
+                "tags": spec.tags,
+                "metadata": spec.metadata,
             }
         )
     comparisons = [

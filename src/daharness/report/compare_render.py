@@ -10,6 +10,7 @@ from rich.markup import escape as markup
 from rich.table import Table
 
 from daharness.report.compare import significant
+from daharness.report.epochs import epochs_line, labels_line
 from daharness.report.html import _CSS, pct
 
 
@@ -78,6 +79,9 @@ def pair_rows(comparison: dict[str, Any]) -> list[tuple[list[str], bool]]:
 def print_comparison(console: Console, report: dict[str, Any]) -> None:
     for run in report["runs"]:
         console.print(f"{run['label']}: {markup(run['dir'])} ({markup(str(run['suite']))})")
+        for line in (labels_line(run), epochs_line(run.get("epochs"))):
+            if line:
+                console.print(f"   {markup(line)}")
     table = Table(title="runs", title_justify="left", caption="intervals: 95% Wilson score")
     for column in RUN_COLUMNS:
         table.add_column(column)
@@ -127,7 +131,11 @@ def _table(columns: list[str], rows: list[list[str]], classes: list[str] | None 
 
 def render_comparison_html(report: dict[str, Any]) -> str:
     legend = "".join(
-        f"<li><b>{escape(run['label'])}</b>: {escape(run['dir'])} ({escape(str(run['suite']))})</li>"
+        f"<li><b>{escape(run['label'])}</b>: {escape(run['dir'])} ({escape(str(run['suite']))})"
+        + "".join(
+            f"<br>{escape(line)}" for line in (labels_line(run), epochs_line(run.get("epochs"))) if line
+        )
+        + "</li>"
         for run in report["runs"]
     )
     sections = [f"<h2>Runs</h2><ul>{legend}</ul>{_table(RUN_COLUMNS, run_rows(report))}"]

@@ -9,6 +9,7 @@ from typing import Any
 
 from daharness.core.registry import families
 from daharness.report.agent_metrics import cost_text
+from daharness.report.epochs import epochs_line, labels_line
 
 _GREEN, _RED, _GREY = "#2e7d32", "#c62828", "#9e9e9e"
 
@@ -179,6 +180,11 @@ def render_html(report: dict[str, Any]) -> str:
             card("excluded", str(counts["excluded"])),
         ]
     )
+    extra_lines = "".join(
+        f'<p class="sub">{escape(line)}</p>'
+        for line in (labels_line(run), epochs_line(report.get("epochs")))
+        if line
+    )
     intervals = report.get("intervals")
     if intervals and intervals["accuracy"]["n"]:
         cards += interval_card("accuracy", intervals["accuracy"], percent=True)
@@ -213,7 +219,7 @@ def render_html(report: dict[str, Any]) -> str:
 <style>{_CSS}</style></head><body>
 <h1>{escape(str(run["suite"]))} · {escape(str(run["agent"]))}</h1>
 <p class="sub">model <b>{escape(str(run.get("model") or "—"))}</b> · scoring <b>{escape(modes)}</b> · created {escape(str(run["created_at"]))}
- · daharness {escape(str(run["daharness_version"]))} · {escape(run["dir"])}</p>
+ · daharness {escape(str(run["daharness_version"]))} · {escape(run["dir"])}</p>{extra_lines}
 <div class="cards">{cards}</div>
 {sections}
 <h2>Integrity: agent failures, suspicious actions, files not collected</h2>

@@ -11,6 +11,7 @@ from rich.table import Table
 
 from daharness.core.registry import families
 from daharness.report.agent_metrics import cost_text
+from daharness.report.epochs import epochs_line, labels_line
 
 
 def pct(value: float | None) -> str:
@@ -46,6 +47,9 @@ def print_report(console: Console, report: dict[str, Any]) -> None:
             f"accuracy {interval_text(intervals['accuracy'])} · mean score "
             f"{interval_text(intervals['mean_score'], percent=False)} over {intervals['accuracy']['n']} samples"
         )
+    for line in (epochs_line(report.get("epochs")), labels_line(run)):
+        if line:
+            console.print(escape(line))
     print_integrity(console, report)
     agent = report.get("agent") or {}
     if agent.get("samples"):

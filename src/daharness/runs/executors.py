@@ -27,6 +27,7 @@ from daharness.sandbox import kill_all_sandboxes
 class SampleJob:
     task: Task
     attempt: int
+    epoch: int = 1
 
 
 @dataclass

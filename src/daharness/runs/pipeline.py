@@ -31,7 +31,7 @@ from daharness.core.backend import SandboxBackend, Snapshot
 from daharness.core.errors import AgentFailure, InfrastructureError
 from daharness.core.family import FamilyBase, SampleEnvironment
 from daharness.core.limits import Limits
-from daharness.core.record import SampleRecord
+from daharness.core.record import UNREACHABLE, SampleRecord
 from daharness.core.registry import families
 from daharness.core.runlog import ScoringSettings, TrajectoryFile, file_safe
 from daharness.core.score import Score
@@ -208,6 +208,8 @@ def run_sample(
             error = f"{type(exc).__name__}: {exc}"
         record = SampleRecord(status="error", error=error, duration_s=time.perf_counter() - clock, **common)
         record.extra.update(sandbox_extra(usage, None))
+        if getattr(exc, "unreachable", False):
+            record.extra[UNREACHABLE] = True  # the runner stops after several such samples in a row
         try:
             trajectory = TrajectoryFile(id=task.id, agent=agent.name, attempt=attempt, steps=events)
         except Exception:  # events the trajectory schema refuses must not lose the record

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 from daharness.core.agent import Agent
 from daharness.core.backend import SkippedEntry, Snapshot
 from daharness.core.errors import UserError
-from daharness.core.record import SampleRecord
+from daharness.core.record import SampleRecord, sample_key
 from daharness.core.registry import executor
 from daharness.core.runlog import ScoringSettings, TrajectoryFile, file_safe
 from daharness.core.task import Task
@@ -351,8 +351,8 @@ class RayExecutor(SampleExecutor):
         """An error record for an attempt that brought no result back; a lost worker's sample starts
         again as the next attempt (once, by default)."""
         if retry:
-            lost = self._lost.get(job.task.id, 0) + 1
-            self._lost[job.task.id] = lost
+            lost = self._lost.get(sample_key(job.task.id, job.epoch), 0) + 1
+            self._lost[sample_key(job.task.id, job.epoch)] = lost
             retry = lost <= self.settings.lost_worker_retries
         cause = exc.cause if isinstance(exc, self._ray.exceptions.RayTaskError) and exc.cause else exc
         text = str(cause).strip()
@@ -367,7 +367,7 @@ class RayExecutor(SampleExecutor):
         )
         trajectory = TrajectoryFile(id=job.task.id, agent=self.work.agent.name, attempt=job.attempt)
         if retry:
-            self.submit(SampleJob(job.task, job.attempt + 1))
+            self.submit(SampleJob(job.task, job.attempt + 1, job.epoch))
         return Finished(job, SampleResult(record, trajectory), final=not retry)
 
     def _lost_errors(self) -> tuple[type[BaseException], ...]:

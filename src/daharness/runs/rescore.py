@@ -60,7 +60,7 @@ def rescore_run(source: Path, out: Path, scoring: ScoringSettings, *, confined: 
     setattr(new_spec, "rescored_from", str(source.resolve()))  # noqa: B010  (an extra field of run.json)
     run = RunDir.open_for_writing(out, new_spec)
     for record in old.latest_records().values():
-        trajectory = old.read_trajectory(record.id)
+        trajectory = old.read_trajectory(record.key)
         task = tasks.get(record.id)
         if record.status != "scored" or record.failure or task is None or trajectory is None:
             run.append(record)
@@ -71,13 +71,13 @@ def rescore_run(source: Path, out: Path, scoring: ScoringSettings, *, confined: 
             for item in task.files:
                 (files / item.path).parent.mkdir(parents=True, exist_ok=True)
                 shutil.copyfile(item.source, files / item.path)
-            artifacts = old.artifacts_dir(record.id)
+            artifacts = old.artifacts_dir(record.key)
             if artifacts.is_dir():
                 shutil.copytree(artifacts, files, dirs_exist_ok=True, symlinks=True)
-                shutil.copytree(artifacts, run.artifacts_dir(record.id), dirs_exist_ok=True, symlinks=True)
-            captures = old.captures_dir(record.id)
+                shutil.copytree(artifacts, run.artifacts_dir(record.key), dirs_exist_ok=True, symlinks=True)
+            captures = old.captures_dir(record.key)
             if captures.is_dir():
-                shutil.copytree(captures, run.captures_dir(record.id), dirs_exist_ok=True)
+                shutil.copytree(captures, run.captures_dir(record.key), dirs_exist_ok=True)
             snapshot = folder_snapshot(
                 files, tuple(record.artifacts), captures if captures.is_dir() else None
             )

@@ -16,7 +16,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from daharness.core.backend import Snapshot
-from daharness.core.errors import UserError, first_problem, located
+from daharness.core.errors import UserError, first_problem, located, plain_message
 from daharness.core.jsonl import json_text, read_json, read_text
 from daharness.core.record import SampleRecord
 from daharness.core.runlog import RunSpec, TrajectoryFile, file_safe
@@ -108,13 +108,14 @@ class RunDir:
                 records.append(SampleRecord.model_validate_json(line))
             except ValidationError as exc:
                 raise located(
-                    self.samples_path, f"not a sample record ({exc.errors()[0]['msg']})", number
+                    self.samples_path, f"not a sample record ({plain_message(exc.errors()[0])})", number
                 ) from None
         return records
 
     def latest_records(self) -> dict[str, SampleRecord]:
-        """The last record of each sample id (a retried error is superseded by its retry)."""
-        return {record.id: record for record in self.records()}
+        """The last record of each sample, by its key (the task id, with `@epoch` for a repeat): a
+        retried error is superseded by its retry."""
+        return {record.key: record for record in self.records()}
 
     def finished_ids(self) -> set[str]:
         return {rid for rid, record in self.latest_records().items() if record.status == "scored"}
@@ -136,7 +137,7 @@ class RunDir:
         try:
             return TrajectoryFile.model_validate_json(read_text(path))
         except ValidationError as exc:
-            raise UserError(f"{path}: not a trajectory ({exc.errors()[0]['msg']})") from None
+            raise UserError(f"{path}: not a trajectory ({plain_message(exc.errors()[0])})") from None
 
     def artifacts_dir(self, sample_id: str) -> Path:
         return self.root / "artifacts" / file_safe(sample_id)

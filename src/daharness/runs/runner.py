@@ -9,6 +9,7 @@ from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from importlib import metadata
 from pathlib import Path
+from typing import Any
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -17,6 +18,7 @@ from daharness import __version__
 from daharness.core.agent import Agent
 from daharness.core.errors import UserError
 from daharness.core.limits import Limits
+from daharness.core.record import UNREACHABLE, sample_key
 from daharness.core.runlog import RunSpec, ScoringSettings
 from daharness.core.suite import Suite
 from daharness.core.task import Task
@@ -29,6 +31,11 @@ from daharness.sandbox.scratch import process_scratch
 
 _REPORTED_PACKAGES = ("pandas", "numpy", "scipy", "scikit-learn", "pydantic", "matplotlib")
 RUNS_ROOT = Path("runs")
+
+
+class RunStopped(Exception):
+    """The run stopped before its end for a reason outside the agent (a model endpoint nothing answers
+    at): the samples finished so far are saved, and running the same command resumes."""
 
 
 @dataclass
@@ -120,14 +127,20 @@ def run_spec(
     )
 
 
-def record_result(run: RunDir, task_id: str, result: SampleResult, limits: Limits | None = None) -> None:
+def record_result(
+    run: RunDir, task_id: str, result: SampleResult, limits: Limits | None = None, epoch: int = 1
+) -> None:
     """Write one finished sample: artifacts (within the caps of `limits`), trajectory, then the record
     (the commit point). What fails while writing them becomes the sample's own error record, so one
-    poisoned sample never stops the run (nor, being an error, keeps a resume from trying it again)."""
+    poisoned sample never stops the run (nor, being an error, keeps a resume from trying it again).
+    A repeat of the task (`epoch` above 1) is kept under its own key (`sample_key`)."""
+    key = sample_key(task_id, epoch)
+    result.record.epoch = epoch
+    result.trajectory.id = key
     try:
         try:
             if result.snapshot is not None:
-                _keep_artifacts(run, task_id, result, limits or Limits())
+                _keep_artifacts(run, key, result, limits or Limits())
             run.write_trajectory(result.trajectory)
             run.append(result.record)
         except Exception as exc:
@@ -178,12 +191,17 @@ def run_suite(
     console: Console | None = None,
     executor: ExecutorSettings | None = None,
     agent_factory: Callable[[], Agent] | None = None,
+    stop_after_unreachable: int = 3,
+    epochs: int = 1,
+    labels: dict[str, Any] | None = None,
 ) -> RunOutcome:
     """Run the selected tasks of `suite` with `agent` into the run directory `out` (resuming it).
 
     `executor` chooses where samples run (default: threads of this process); `concurrency` None lets
     the executor choose (Ray: as many samples as the cluster has room for). `agent_factory` builds the
-    agent in other processes, for executors that need one."""
+    agent in other processes, for executors that need one. After `stop_after_unreachable` samples in a
+    row could not connect to their model endpoint, the run stops with RunStopped (0: never). Each task
+    runs `epochs` times; `labels` (tags, metadata) are recorded in run.json."""
     if concurrency is not None and concurrency < 1:
         raise UserError("--concurrency must be at least 1")
     console = console or Console(stderr=True, soft_wrap=True)
@@ -197,53 +215,79 @@ def run_suite(
     samples = make_executor(executor, work, concurrency)
     try:
         spec = run_spec(suite, agent, scoring, sandbox, samples.slots)
+        spec.epochs = epochs
+        spec.tags = list((labels or {}).get("tags") or [])
+        spec.metadata = dict((labels or {}).get("metadata") or {})
         if executor.name != "local":
             spec.executor = {"name": executor.name, "address": executor.ray_address}  # type: ignore[attr-defined]
         if out is None:
-            out = unfinished_run_dir(spec, {task.id for task in selected}) or default_run_dir(
-                suite.name, agent.name
-            )
+            wanted = {sample_key(task.id, epoch) for task in selected for epoch in range(1, epochs + 1)}
+            out = unfinished_run_dir(spec, wanted) or default_run_dir(suite.name, agent.name)
         run = RunDir.open_for_writing(out, spec)
-        return _run_pending(run, selected, samples, suite, agent, console, sandbox.limits)
+        jobs = [(task, epoch) for epoch in range(1, epochs + 1) for task in selected]
+        return _run_pending(
+            run,
+            jobs,
+            samples,
+            f"{suite.name} · {agent.name}",
+            console,
+            sandbox.limits,
+            stop_after_unreachable,
+        )
     finally:
         samples.close()
 
 
 def _run_pending(
     run: RunDir,
-    selected: list[Task],
+    selected: list[tuple[Task, int]],
     samples: SampleExecutor,
-    suite: Suite,
-    agent: Agent,
+    title: str,
     console: Console,
     limits: Limits,
+    stop_after_unreachable: int,
 ) -> RunOutcome:
     latest, finished = run.latest_records(), run.finished_ids()  # each reads samples.jsonl: once here
-    pending = [task for task in selected if task.id not in finished]
+    pending = [(task, epoch) for task, epoch in selected if sample_key(task.id, epoch) not in finished]
     skipped = len(selected) - len(pending)
     if skipped:
         console.print(f"resuming {run.root}: {skipped} of {len(selected)} samples already done")
     else:
         console.print(f"run directory: {run.root}")
-    errors = 0
+    errors = unreachable_in_a_row = 0
     columns = (TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
     with Progress(*columns, console=console, transient=False, disable=not pending) as progress:
-        bar = progress.add_task(f"{suite.name} · {agent.name}", total=len(pending))
+        bar = progress.add_task(title, total=len(pending))
         queue = list(reversed(pending))
         try:
             while queue or samples.in_flight():
                 while queue and samples.in_flight() < samples.slots:
-                    task = queue.pop()
-                    attempt = latest[task.id].attempt + 1 if task.id in latest else 1
-                    samples.submit(SampleJob(task, attempt))
+                    task, epoch = queue.pop()
+                    key = sample_key(task.id, epoch)
+                    attempt = latest[key].attempt + 1 if key in latest else 1
+                    samples.submit(SampleJob(task, attempt, epoch))
                 for finished in samples.wait():
-                    record_result(run, finished.job.task.id, finished.result, limits)
+                    job = finished.job
+                    record_result(run, job.task.id, finished.result, limits, job.epoch)
                     if finished.final:
-                        errors += finished.result.record.status == "error"
+                        record = finished.result.record
+                        errors += record.status == "error"
+                        unreachable_in_a_row = (
+                            unreachable_in_a_row + 1 if record.extra.get(UNREACHABLE) else 0
+                        )
                         progress.advance(bar)
+                        if unreachable_in_a_row == stop_after_unreachable:
+                            raise RunStopped(
+                                f"{unreachable_in_a_row} samples in a row could not connect to the model "
+                                f"endpoint ({record.error}); the samples finished are saved: run the same "
+                                "command to resume"
+                            )
         except ModelFatalError as exc:
             samples.stop()
             raise UserError(f"the run stopped: {exc}") from None
+        except RunStopped:
+            samples.stop()  # samples in flight are not recorded: a resume redoes them
+            raise
         except KeyboardInterrupt:
             samples.stop()  # samples in flight are not recorded: a resume redoes them
             raise

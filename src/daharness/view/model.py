@@ -85,11 +85,11 @@ class ViewedRun:
         return reload_tasks(self.spec)
 
     def by_page_name(self, name: str) -> SampleRecord | None:
-        return next((r for r in self.records.values() if file_safe(r.id) == name), None)
+        return next((r for r in self.records.values() if file_safe(r.key) == name), None)
 
     def trajectory(self, record: SampleRecord) -> TrajectoryFile | None:
         """The sample's trajectory, None when none was saved (UserError when the file is unreadable)."""
-        return self.run.read_trajectory(record.id)
+        return self.run.read_trajectory(record.key)
 
     def ordered(self) -> list[SampleRecord]:
         """The samples in the report's order (numeric ids numerically)."""
@@ -98,7 +98,7 @@ class ViewedRun:
     def neighbours(self, record: SampleRecord) -> tuple[SampleRecord | None, SampleRecord | None]:
         """The samples before and after `record` in the report's order."""
         ordered = self.ordered()
-        at = next(i for i, r in enumerate(ordered) if r.id == record.id)
+        at = next(i for i, r in enumerate(ordered) if r.key == record.key)
         return (ordered[at - 1] if at else None, ordered[at + 1] if at + 1 < len(ordered) else None)
 
     def gold_image(self, record_id: str, name: str) -> Path | None:
@@ -142,8 +142,8 @@ def row_of(run: ViewedRun, record: SampleRecord) -> dict[str, Any]:
     )  # fmt: skip
     return {
         "run": run.label,
-        "id": record.id,
-        "page": f"runs/{run.index}/samples/{file_safe(record.id)}.html",
+        "id": record.key,
+        "page": f"runs/{run.index}/samples/{file_safe(record.key)}.html",
         "verdict": verdict(record),
         "value": score.value if score else None,
         "family": family_of(record),

@@ -19,6 +19,7 @@ from daharness.core.record import SampleRecord
 from daharness.core.registry import families
 from daharness.core.runlog import file_safe
 from daharness.core.submission import ActionEvent, ModelCall, Note, UserTurn
+from daharness.report.epochs import epochs_line, labels_line
 from daharness.report.html import _CSS, card, interval_card, plural, scoring_modes, usage_cards
 from daharness.report.run_tasks import request_text
 from daharness.report.trajectory import action_code, observation_text
@@ -136,7 +137,12 @@ def _run_section(run: ViewedRun) -> str:
         f"{escape(str(info['agent']))}</h2><p class=sub>model <b>{escape(str(model or '—'))}</b> · scoring "
         f"<b>{escape(modes)}</b> · created {escape(str(info['created_at'] or '—'))} · daharness "
         f"{escape(str(info['daharness_version']))} · {escape(str(run.root))}</p>"
-        f'<div class="cards">{cards}</div>{figures}</section>'
+        + "".join(
+            f"<p class=sub>{escape(line)}</p>"
+            for line in (labels_line(info), epochs_line(report.get("epochs")))
+            if line
+        )
+        + f'<div class="cards">{cards}</div>{figures}</section>'
     )
 
 
@@ -215,7 +221,7 @@ def _code(language: str, code: str) -> str:
 
 def artifact_url(record: SampleRecord, name: str) -> str:
     """Where a sample page finds a saved file (pages live in runs/<i>/samples/)."""
-    return f"../artifacts/{quote(file_safe(record.id))}/{quote(name)}"
+    return f"../artifacts/{quote(file_safe(record.key))}/{quote(name)}"
 
 
 def _images(run: ViewedRun, record: SampleRecord, names: list[str]) -> str:
@@ -223,7 +229,7 @@ def _images(run: ViewedRun, record: SampleRecord, names: list[str]) -> str:
         f'<figure><img class="figure" alt="{escape(name)}" src="{escape(artifact_url(record, name))}">'
         f"<figcaption>{escape(name)}</figcaption></figure>"
         for name in names
-        if PurePosixPath(name).suffix.lower() in IMAGE_TYPES and run.artifact(file_safe(record.id), name)
+        if PurePosixPath(name).suffix.lower() in IMAGE_TYPES and run.artifact(file_safe(record.key), name)
     )
 
 
@@ -323,7 +329,7 @@ def _against_gold(run: ViewedRun, record: SampleRecord) -> str:
         name = str(scorer.options.get("file") or "")
         if scorer.name not in ("table", "chart") or name not in gold_files:
             continue
-        mine = run.artifact(file_safe(record.id), name)
+        mine = run.artifact(file_safe(record.key), name)
         if scorer.name == "table":
             if mine is None:
                 parts.append(f'<h3>{escape(name)}</h3><p class="bad">the agent left no {escape(name)}</p>')
@@ -354,14 +360,14 @@ def _pager(run: ViewedRun, record: SampleRecord) -> str:
     def link(other: SampleRecord | None, rel: str, label: str) -> str:
         if other is None:
             return f'<span class="none">{label}</span>'
-        return f'<a rel="{rel}" href="{quote(file_safe(other.id))}.html">{label} ({escape(other.id)})</a>'
+        return f'<a rel="{rel}" href="{quote(file_safe(other.key))}.html">{label} ({escape(other.key)})</a>'
 
     return f'<nav class="pager">{link(before, "prev", "← previous")}{link(after, "next", "next →")}</nav>'
 
 
 def _inline(run: ViewedRun, record: SampleRecord, name: str) -> str:
     """A CSV file shown as a table under its link."""
-    path = run.artifact(file_safe(record.id), name)
+    path = run.artifact(file_safe(record.key), name)
     if path is None or PurePosixPath(name).suffix.lower() != ".csv":
         return ""
     return f'<details open class="csv-file"><summary>{escape(name)}</summary>{csv_table(path)}</details>'
@@ -389,7 +395,7 @@ def sample_page(run: ViewedRun, record: SampleRecord) -> str:
     )  # fmt: skip
     answers = trajectory.answers if trajectory and trajectory.answers else [record.answer]
     answer_html = "".join(f"<pre class=answer>{escape(a or '(none)')}</pre>" for a in answers)
-    saved = [name for name in record.artifacts if run.artifact(file_safe(record.id), name)]
+    saved = [name for name in record.artifacts if run.artifact(file_safe(record.key), name)]
     files = "".join(
         f'<li><a href="{escape(artifact_url(record, name))}">{escape(name)}</a>{_inline(run, record, name)}</li>'
         for name in saved
@@ -400,10 +406,10 @@ def sample_page(run: ViewedRun, record: SampleRecord) -> str:
     not_shown = [name for name in saved if name not in shown]  # figures not already shown at their step
     body = (
         _pager(run, record)
-        + f'<h1>sample {escape(record.id)} <span class="verdict {verdict(record)}">{verdict(record)}</span></h1>'
+        + f'<h1>sample {escape(record.key)} <span class="verdict {verdict(record)}">{verdict(record)}</span></h1>'
         f"<p class=sub>{escape(facts)}</p>{request}"
         f'<h2>Trajectory <small>({plural(len(steps), "step")})</small></h2><div id="steps">{rendered or no_steps}</div>'
         f"<h2>Final answer</h2>{answer_html}{_score(record)}{_against_gold(run, record)}"
         + (f"<h2>Files the agent left</h2><ul>{files}</ul>{_images(run, record, not_shown)}" if saved else "")
     )
-    return _page(f"sample {record.id}", body, 3)
+    return _page(f"sample {record.key}", body, 3)

@@ -72,7 +72,7 @@ class ViewSite:
             folder = out / "runs" / str(run.index)
             (folder / "samples").mkdir(parents=True, exist_ok=True)
             for record in run.ordered():
-                page = folder / "samples" / f"{file_safe(record.id)}.html"
+                page = folder / "samples" / f"{file_safe(record.key)}.html"
                 page.write_text(sample_page(run, record), encoding="utf-8")
                 pages += 1
                 _copy_gold_images(run, record.id, folder / "gold" / file_safe(record.id))

@@ -133,7 +133,7 @@ def test_a_broken_history_is_an_error_naming_task_and_turn(tmp_path: Path) -> No
         },
     ]
     spec = make_suite(tmp_path / "suite", turns)
-    records = _run(spec, tmp_path / "run", "--agent", "reference")
+    records = _run(spec, tmp_path / "run", "--agent", "reference", "--max-errors", "1")
     assert records["mini-01"]["status"] == "scored" and records["mini-01"]["score"]["value"] == 1.0
     assert records["mini-03"]["error"] == (
         "task mini-03 (turn 3): the history does not run: the code of turn 2 fails: KeyError: 'mpg'"
@@ -153,7 +153,7 @@ def test_a_crashing_reference_is_an_error_naming_task_and_turn(tmp_path: Path) -
         {"query": "Ratio?", "code": "ratio = 1 / 0\n", "results": [{"type": "scalar", "name": "ratio"}]},
     ]
     spec = make_suite(tmp_path / "suite", turns)
-    records = _run(spec, tmp_path / "run", "--agent", "reference")
+    records = _run(spec, tmp_path / "run", "--agent", "reference", "--max-errors", "1")
     assert records["mini-02"]["error"] == (
         "reference solution of task mini-02 (turn 2) failed: ZeroDivisionError: division by zero"
     )

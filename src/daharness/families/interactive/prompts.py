@@ -10,9 +10,8 @@ or ask the user one question.
 from __future__ import annotations
 
 import re
+from importlib import metadata
 from pathlib import Path
-
-import pandas as pd
 
 from daharness.core.task import DialogueTurn, Task
 
@@ -138,6 +137,8 @@ def user_of(task: Task) -> str:
 
 def table_preview(path: Path, name: str) -> str:
     """A table's name, size and first rows, separated by ' | ' as in the paper's prompts."""
+    import pandas as pd  # here: registering the families (every command line) imports no pandas
+
     if path.suffix.lower() != ".csv":
         return f"--- {name} ---"
     try:
@@ -152,7 +153,7 @@ def table_preview(path: Path, name: str) -> str:
 def head(task: Task, functions: dict[str, str] | None = None) -> str:
     """Who the user is, the tables and, for a private dialogue, the library (all of it, or `functions`)."""
     parts = [
-        f"You are an AI assistant for data analysis in Python (pandas {pd.__version__}, matplotlib). "
+        f"You are an AI assistant for data analysis in Python (pandas {metadata.version('pandas')}, matplotlib). "
         f"{task.constraints}".strip(),
         "The working directory holds these tables:\n"
         + "\n".join(table_preview(item.source, item.path) for item in task.files),
