@@ -26,11 +26,12 @@ from typing import Any
 from rich.table import Table
 
 from daharness.core.backend import SandboxBackend
-from daharness.core.family import FamilyBase, OpenFresh, SampleEnvironment
+from daharness.core.family import FamilyBase, FormatOption, OpenFresh, SampleEnvironment
 from daharness.core.record import SampleRecord, Suspicion
 from daharness.core.registry import family
 from daharness.core.submission import Submission
 from daharness.core.task import Task
+from daharness.families.interactive.release_run import evaluate_entry, is_release_code
 from daharness.families.interactive.run import (
     HistoryFirst,
     agent_record,
@@ -57,6 +58,14 @@ class InteractiveFamily(FamilyBase):
     modes = INTERACTIVE_MODES
     mode_help = "Interactive (Tapilot-Crossing) scoring: 'corrected' or 'official' (released rules)."
     suite_dir = Path(__file__).parent / "suite"
+    format_options = (
+        FormatOption(
+            "files",
+            "tapilot: suites: the official files to run, comma-separated (e.g. normal,action_una).",
+            kind="text",
+            variant=True,
+        ),
+    )
 
     # ---- around the agent ---------------------------------------------------------------------------
 
@@ -64,6 +73,9 @@ class InteractiveFamily(FamilyBase):
         return HistoryFirst(task, env.sandbox)  # the history runs when the agent first uses its sandbox
 
     def finish(self, task: Task, env: SampleEnvironment, submission: Submission) -> None:
+        if is_release_code(task):  # an official file's entry: the release's own evaluation, sandboxed
+            submission.evidence["tapilot"] = evaluate_entry(task, submission.answer, env.open_fresh)
+            return
         options = code_options(task)
         if options is None:
             return
@@ -81,6 +93,10 @@ class InteractiveFamily(FamilyBase):
     def damaged(
         self, task: Task, submission: Submission, open_fresh: OpenFresh, scratch: Path
     ) -> Iterator[tuple[str, Submission]]:
+        if is_release_code(task):
+            evidence = {"code": "", "missing": "missing response or eval_metrics"}
+            yield "an empty reply", _with_evidence(replace(submission, answers=[""]), evidence, "tapilot")
+            return
         options = code_options(task)
         if options is None:
             right = task.gold.choice or "A"
@@ -269,8 +285,8 @@ def _cell(group: dict[str, Any]) -> str:
     return f"{pct(group['acc'])} / {pct(group['accr'])} ({group['n']})"
 
 
-def _with_evidence(submission: Submission, evidence: dict[str, Any]) -> Submission:
-    return replace(submission, evidence={**submission.evidence, "interactive": evidence})
+def _with_evidence(submission: Submission, evidence: dict[str, Any], key: str = "interactive") -> Submission:
+    return replace(submission, evidence={**submission.evidence, key: evidence})
 
 
 def _with_record(submission: Submission, record: dict[str, Any], folder: Path) -> Submission:
