@@ -19,7 +19,7 @@ from typing import Any
 
 RESOURCE = Path(__file__).parents[2] / "fixtures" / "tapilot" / "resource"
 EVALUATE = Path(__file__).parents[2] / "fixtures" / "tapilot" / "official" / "evaluate.py"
-TIMEOUT_S = 20  # the tests' --code_gen_timeout, the same for the release and daharness
+TIMEOUT_S = 60  # the tests' --code_gen_timeout, the same for the release and daharness
 SYSTEM = (
     "You are a data scientist with an impressive array of skills including data analysis and visualization."
 )
@@ -191,7 +191,7 @@ def code_files() -> dict[str, list[dict[str, Any]]]:
               response=fenced(HARD.replace("'Surface'", "'surface'"))),  # KeyError: pred failed
         entry(6, "credit_card_risk", "value", "Count the good customers again.", GOOD, history=[(LOAD, CREDIT)],
               eval_metrics=eval_value("good_count"),
-              response=fenced("import time\ntime.sleep(60)\n" + GOOD)),  # pred timeout
+              response=fenced("import time\ntime.sleep(600)\n" + GOOD)),  # pred timeout
         entry(7, "credit_card_risk", ["dataframe", "value"], "The youngest and oldest ages, and the oldest.",
               AGES, history=[(LOAD, CREDIT)], eval_metrics=eval_frame("ages") + eval_value("oldest"),
               response=fenced(AGES.replace("oldest = credit_customers['age'].max()", "oldest = 0"))),
@@ -289,6 +289,9 @@ def choice_files() -> dict[str, list[dict[str, Any]]]:
             choice(1, "credit_card_risk", "Which age group borrows most?", ["Under 30", "30 to 50", "Over 50"], "B",
                    "Option: B"),
             choice(2, "credit_card_risk", "Are long loans riskier?", ["Yes", "No"], "A", ""),  # no reply
+            {**choice(3, "credit_card_risk", "Which job and housing are most common?",
+                      ["skilled, own", "unskilled, rent"], "A", "Answer: A"),
+             "result_type": ["multi_choice", "multi_choice"]},  # two intents; the release counts one
         ],
         "action_plotqa": [
             choice(1, "credit_card_risk", "In the chart, which bar is tallest?", purposes, "A", "A"),

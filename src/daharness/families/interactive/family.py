@@ -182,6 +182,11 @@ class InteractiveFamily(FamilyBase):
                 "turns_with_questions": len(asked),
             },
             "ambiguous_replies": sum(r["ambiguous"] for r in rows),
+            **(
+                {"release": _release_figures(released)}
+                if (released := [r for r in rows if r["release"]])
+                else {}
+            ),
             "counts": {
                 "samples": len(rows),
                 "code": sum(r["answer_type"] == "code" for r in rows),
@@ -191,6 +196,8 @@ class InteractiveFamily(FamilyBase):
         }
 
     def print_figures(self, console: Any, figures: dict[str, Any], title: str) -> None:
+        if "release" in figures:
+            _print_release(console, figures["release"], title)
         table3 = Table(title=f"{title} · Table 3 layout", title_justify="left")
         table3.add_column("")
         columns = [*MODES, "code", "choice", "overall"]
@@ -265,10 +272,52 @@ def _row(record: SampleRecord) -> dict[str, Any]:
         "acc": float(details.get("acc", value)),
         "accr": float(details.get("accr", value)),
         "intents": details.get("intents", []),
+        "release": details.get("release"),
+        "domain": next((t.removeprefix("domain:") for t in record.tags if t.startswith("domain:")), None),
         "ambiguous": bool(details.get("ambiguous", False)),
         "asked": int(clarification.get("asked", 0)),
         "answered": int(clarification.get("answered", 0)),
     }
+
+
+def _release_figures(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """Official files' entries as the release counts them (intents credited over intents, per file and
+    overall), and Acc over entries by file, domain and result type."""
+
+    def counted(group: list[dict[str, Any]]) -> dict[str, Any]:
+        correct = sum(r["release"]["credit"] for r in group)
+        total = sum(r["release"]["intents"] for r in group)
+        return {"correct": correct, "total": total, "accuracy": round(correct / total, 4) if total else None}
+
+    files = sorted({r["release"]["file"] for r in rows})
+    domains = sorted({r["domain"] for r in rows if r["domain"]})
+    kinds = sorted({i["type"] for r in rows for i in r["intents"]})
+    return {
+        "by_file": {f: counted([r for r in rows if r["release"]["file"] == f]) for f in files},
+        "overall": counted(rows),
+        "by_domain": {d: _group([r for r in rows if r["domain"] == d]) for d in domains},
+        "by_result_type": {
+            k: _group([r for r in rows if any(i["type"] == k for i in r["intents"])]) for k in kinds
+        },
+    }
+
+
+def _print_release(console: Any, release: dict[str, Any], title: str) -> None:
+    table = Table(
+        title=f"{title} · official files (intents, as the release counts them)", title_justify="left"
+    )
+    for column in ("file", "correct", "total", "accuracy"):
+        table.add_column(column, justify="left" if column == "file" else "right")
+    for name, figure in [*release["by_file"].items(), ("overall", release["overall"])]:
+        table.add_row(name, str(figure["correct"]), str(figure["total"]), pct(figure["accuracy"]))
+    console.print(table)
+    groups = Table(title="official files by domain and result type (Acc over entries)", title_justify="left")
+    for column in ("breakdown", "group", "Acc", "n"):
+        groups.add_column(column)
+    for label, key in (("domain", "by_domain"), ("result type", "by_result_type")):
+        for name, group in release[key].items():
+            groups.add_row(label, name, pct(group["acc"]), str(group["n"]))
+    console.print(groups)
 
 
 def _mean(values: list[float]) -> float | None:

@@ -132,7 +132,12 @@ def _verdict(item: _Item, settings: ScoringSettings, sandbox: SandboxSettings) -
         }
     release = score.details["release"]
     reason = "" if release["pass"] else score.explanation
-    return {"pass": release["pass"], "intents": intents, "credit": release["credit"], "reason": reason}
+    return {
+        "pass": release["pass"],
+        "intents": release["intents"],
+        "credit": release["credit"],
+        "reason": reason,
+    }
 
 
 def _intents(task: Task) -> int:

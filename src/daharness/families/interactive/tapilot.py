@@ -29,10 +29,13 @@ from daharness.core.task import (
     TaskMetadata,
     WorkspaceFile,
 )
+from daharness.families.interactive.loader import describe_functions
 from daharness.families.interactive.release_run import DEFAULT_TIMEOUT_S, LIBRARY_FILE, TABLES
 from daharness.families.interactive.scorers.choice import LETTERS
-from daharness.families.interactive.scorers.release import correct_letter, query_options
+from daharness.families.interactive.scorers.private import called_functions
+from daharness.families.interactive.scorers.release import correct_letter, query_options, with_history_imports
 
+LIBRARY = LIBRARY_FILE.removesuffix(".py")
 SOURCE = "Tapilot-Crossing 1.0 (Li et al., 2024), bird-bench/Tapilot-Crossing-1.0"
 
 
@@ -110,7 +113,8 @@ def tapilot_suite(location: Path, options: Mapping[str, Any]) -> Suite:
     """The official Tapilot-Crossing files (release layout; `--files` to choose among the eight)."""
     release = locate(location)
     names = selected_files(release, options.get("files"))
-    tasks = [task for name in names for task in load_file(release, name)]
+    timeout = float(options.get("timeout_s", DEFAULT_TIMEOUT_S))  # seconds per script (the release's 30)
+    tasks = [task for name in names for task in load_file(release, name, timeout)]
     sources = {"dialogues": str(release.dialogues.resolve()), "resource": str(release.resource.resolve())}
     return Suite(f"tapilot:{location.name}", tasks, "Tapilot-Crossing, official files", sources)
 
@@ -225,7 +229,13 @@ def entry_task(release: Release, name: str, entry: dict[str, Any], timeout_s: fl
         reference = ReferenceSolution(language="python", code=f"print({f'Answer: {answer}'!r})\n")
         choice = answer or None
     else:
-        scorer = ScorerSpec(name="tapilot_code", options={"result_types": kinds})
+        options: dict[str, Any] = {"result_types": kinds}
+        if spec.mode.startswith("private"):
+            functions = sorted(describe_functions(resource / LIBRARY_FILE))
+            code = with_history_imports(entry.get("ref_code_hist", ""), entry["reference_answer"])
+            calls = called_functions(code, LIBRARY, functions)
+            options.update(library=LIBRARY, library_functions=functions, reference_calls=sorted(calls))
+        scorer = ScorerSpec(name="tapilot_code", options=options)
         answer_format = AnswerFormat(kind="code", text=CODE_FORMAT)
         reference = ReferenceSolution(language="python", code=entry["reference_answer"])
         choice = None

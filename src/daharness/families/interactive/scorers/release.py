@@ -18,6 +18,7 @@ results is wrong; an entry whose output has one line per intent gets credit per 
 
 from __future__ import annotations
 
+import ast
 import math
 import re
 from typing import Any
@@ -29,6 +30,7 @@ from daharness.core.score import Check, Score
 from daharness.core.scoring import GoldProblem, ScorerOptions, ScoringContext
 from daharness.families.interactive.scorers.choice import read_choice, read_choice_official
 from daharness.families.interactive.scorers.code import INTERACTIVE_MODES, turn_details
+from daharness.families.interactive.scorers.private import called_functions, recall
 
 _CORRECT = (re.compile(r'"correct_answer":\s*"([A-J])"'), re.compile(r'"correct_answer":\s*([A-J])'))
 _BLOCK = re.compile(r"```(?:python)?\s*\n(.*?)```", re.DOTALL)
@@ -88,6 +90,16 @@ def judge_lines(output: str, mode: str) -> list[bool]:
     return verdicts
 
 
+def with_history_imports(history: str, code: str) -> str:
+    """`code` after the import statements of the history it runs after (their names are bound there)."""
+    try:
+        tree = ast.parse(history)
+    except (SyntaxError, ValueError):
+        return code
+    imports = [ast.unparse(node) for node in ast.walk(tree) if isinstance(node, ast.Import | ast.ImportFrom)]
+    return "\n".join([*imports, code])
+
+
 class TapilotChoiceOptions(ScorerOptions):
     answer: str = Field(pattern=r"^[A-J]?$", description="The right letter; '' when the entry names none.")
     choices: list[str] = Field(default_factory=list, description="Option texts found in the query.")
@@ -112,7 +124,9 @@ def tapilot_choice(context: ScoringContext, options: TapilotChoiceOptions) -> Sc
     details = {
         **turn_details(context), "answer_type": "choice", "expected": options.answer,
         "picked": reading.letter, "how": reading.how, "ambiguous": reading.ambiguous,
-        "acc": float(right), "accr": float(right), "release": _release(context, options.intents, right),
+        "acc": float(right), "accr": float(right),
+        # the release counts a multiple-choice entry once, whatever its result_type lists
+        "release": _release(context, 1 if context.mode == "official" else options.intents, right),
         "intents": [{"type": "multi_choice", "right": right}],
     }  # fmt: skip
     return Score(
@@ -125,6 +139,9 @@ def tapilot_choice(context: ScoringContext, options: TapilotChoiceOptions) -> Sc
 
 class TapilotCodeOptions(ScorerOptions):
     result_types: list[str] = Field(min_length=1, description="The entry's intents (its result_type).")
+    library: str | None = Field(default=None, description="Private files: the library's import name.")
+    library_functions: list[str] = Field(default_factory=list)
+    reference_calls: list[str] = Field(default_factory=list, description="Its functions the reference calls.")
 
 
 def _step_failure(step: dict[str, Any] | None, name: str) -> str | None:
@@ -173,8 +190,15 @@ def tapilot_code(context: ScoringContext, options: TapilotCodeOptions) -> Score:
         verdicts, reason = code_verdict(evidence, context.mode, intents)
     acc = float(all(verdicts))
     explanation = reason or f"all {intents} intents pass"
+    accr, private = acc, {}
+    if options.library:  # AccR as the paper: Acc x recall of the reference's library calls (syntax tree)
+        used = called_functions(
+            str((evidence or {}).get("code", "")), options.library, options.library_functions
+        )
+        share = recall(set(options.reference_calls), used)
+        accr, private = acc * share, {"recall": round(share, 4), "agent_calls": sorted(used)}
     details = {
-        **turn_details(context), "answer_type": "code", "acc": acc, "accr": acc,
+        **turn_details(context), "answer_type": "code", "acc": acc, "accr": accr, **private,
         "intents": [{"type": kind, "right": right} for kind, right in zip(options.result_types, verdicts, strict=True)],
         "release": _release(context, intents, acc == 1.0, sum(verdicts)),
         "eval_output": str(((evidence or {}).get("eval") or {}).get("stdout", ""))[:2000],
