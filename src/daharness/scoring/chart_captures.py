@@ -134,8 +134,8 @@ def verdict_score(value: float, verdicts: dict[str, Verdict], details: dict[str,
 
 
 def compare_captures(
-    predicted: dict[str, Any],
-    gold: dict[str, Any],
+    predicted: dict[str, Any] | Path,
+    gold: dict[str, Any] | Path,
     *,
     check: Sequence[str] = ("data",),
     data_order_free: bool = False,
@@ -144,9 +144,10 @@ def compare_captures(
     """Score one capture against another by the corrected rules, all or nothing.
 
     Args:
-        predicted: the agent's capture; one that cannot be read scores 0 with the error.
-        gold: the reference's capture; one that cannot be read raises ``ValueError`` (a defect of the
-            reference, not the agent's).
+        predicted: the agent's capture, as its JSON or its file; a missing or unreadable one scores 0
+            with the error.
+        gold: the reference's capture, as its JSON or its file; one that cannot be read raises
+            ``ValueError`` or ``OSError`` (a defect of the reference, not the agent's).
         check: what must match, among ``CHECKS``.
         data_order_free: compare data regardless of the order of series and values.
         data_scale_free: compare data up to one positive factor.
@@ -158,9 +159,11 @@ def compare_captures(
         "data_order_free": data_order_free,
         "data_scale_free": data_scale_free,
     }
-    gold_side = capture_side(checked_capture(gold, "gold"))
+    gold_side = capture_side(read_capture(gold, "gold"))
     try:
-        predicted_side = capture_side(checked_capture(predicted, "predicted"))
+        predicted_side = capture_side(read_capture(predicted, "predicted"))
+    except FileNotFoundError as error:
+        return Score(value=0.0, explanation=f"no chart captured ({error})", details=details)
     except MALFORMED as error:
         return Score(
             value=0.0, explanation=f"chart unreadable: {type(error).__name__}: {error}", details=details

@@ -143,6 +143,25 @@ def test_a_plot_of_another_column_fools_ssim_but_not_the_chart_data(tmp_path: Pa
     assert not compare_plot(right, None, right_capture, None, mode="official")[0].right
 
 
+def test_plot_captures_given_as_their_files_are_read(tmp_path: Path) -> None:
+    # the raw record keeps each capture as the file copied out of the sandbox, read only in the scorer
+    rng = np.random.default_rng(1)
+    mpg, horsepower = rng.gamma(9, 2.6, 300), rng.normal(100, 30, 300)
+    right, right_capture = _histogram(tmp_path, "right.png", mpg)
+    again, again_capture = _histogram(tmp_path, "again.png", mpg)
+    other, other_capture = _histogram(tmp_path, "other.png", horsepower)
+    files = {}
+    for name, capture in (("right", right_capture), ("again", again_capture), ("other", other_capture)):
+        files[name] = tmp_path / f"{name}.json"
+        files[name].write_text(json.dumps(capture), encoding="utf-8")
+    verdict, _ = compare_plot(right, again, files["right"], files["again"], mode="corrected")
+    assert verdict.right and "data match" in verdict.reason
+    verdict, _ = compare_plot(right, other, files["right"], files["other"], mode="corrected")
+    assert not verdict.right and "data differ" in verdict.reason
+    verdict, _ = compare_plot(right, again, files["right"], tmp_path / "gone.json", mode="corrected")
+    assert not verdict.right and "no chart captured" in verdict.reason
+
+
 def test_a_blank_image_is_not_similar(tmp_path: Path) -> None:
     right, _ = _histogram(tmp_path, "right.png", np.arange(100.0))
     blank = Figure(figsize=(8, 5))
