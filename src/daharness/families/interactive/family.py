@@ -65,6 +65,13 @@ class InteractiveFamily(FamilyBase):
             kind="text",
             variant=True,
         ),
+        FormatOption(
+            "timeout_s",
+            "tapilot: suites: seconds each script of an entry's evaluation may run (the release's 30).",
+            kind="text",
+            flag="--tapilot-timeout",
+            variant=True,
+        ),
     )
 
     # ---- around the agent ---------------------------------------------------------------------------

@@ -113,7 +113,12 @@ def tapilot_suite(location: Path, options: Mapping[str, Any]) -> Suite:
     """The official Tapilot-Crossing files (release layout; `--files` to choose among the eight)."""
     release = locate(location)
     names = selected_files(release, options.get("files"))
-    timeout = float(options.get("timeout_s", DEFAULT_TIMEOUT_S))  # seconds per script (the release's 30)
+    try:  # seconds per script (the release's 30)
+        timeout = float(options.get("timeout_s", DEFAULT_TIMEOUT_S))
+    except ValueError:
+        raise UserError(f"--tapilot-timeout: not a number of seconds: {options['timeout_s']!r}") from None
+    if not timeout > 0:
+        raise UserError("--tapilot-timeout: must be above 0 seconds")
     tasks = [task for name in names for task in load_file(release, name, timeout)]
     sources = {"dialogues": str(release.dialogues.resolve()), "resource": str(release.resource.resolve())}
     return Suite(f"tapilot:{location.name}", tasks, "Tapilot-Crossing, official files", sources)

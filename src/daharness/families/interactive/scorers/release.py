@@ -192,9 +192,9 @@ def tapilot_code(context: ScoringContext, options: TapilotCodeOptions) -> Score:
     explanation = reason or f"all {intents} intents pass"
     accr, private = acc, {}
     if options.library:  # AccR as the paper: Acc x recall of the reference's library calls (syntax tree)
-        used = called_functions(
-            str((evidence or {}).get("code", "")), options.library, options.library_functions
-        )
+        history = str(context.task.gold.data.get("release", {}).get("ref_code_hist", ""))
+        code = with_history_imports(history, str((evidence or {}).get("code", "")))
+        used = called_functions(code, options.library, options.library_functions)
         share = recall(set(options.reference_calls), used)
         accr, private = acc * share, {"recall": round(share, 4), "agent_calls": sorted(used)}
     details = {
