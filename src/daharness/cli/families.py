@@ -159,7 +159,7 @@ def _mode_parameter(family: FamilyBase) -> inspect.Parameter:
 
 
 def _format_parameter(option: FormatOption) -> inspect.Parameter:
-    kind: Any = {"path": Path | None, "flag": bool}.get(option.kind)
+    kind: Any = {"path": Path | None, "flag": bool, "text": str | None}.get(option.kind)
     if option.kind == "choice":
         kind = StrEnum(option.name, [(choice, choice) for choice in option.choices]) | None  # type: ignore[misc]
     return inspect.Parameter(

@@ -1,5 +1,5 @@
 """`daharness score`: official outputs of other tools scored again (InfiAgent-DABench responses, DA-Agent
-output folders), by the two families whose benchmarks define them."""
+output folders, Tapilot-Crossing response files), by the families whose benchmarks define them."""
 
 from __future__ import annotations
 
@@ -20,11 +20,11 @@ from daharness.cli.options import (
 )
 from daharness.core.errors import UserError
 
-CLOSED_FORM, WORKSPACE = "closed_form", "workspace"  # the mode groups of the two families
+CLOSED_FORM, WORKSPACE, INTERACTIVE = "closed_form", "workspace", "interactive"  # the families' mode groups
 
 
 @app.command()
-@takes_family_options("score", modes=(CLOSED_FORM, WORKSPACE))
+@takes_family_options("score", modes=(CLOSED_FORM, WORKSPACE, INTERACTIVE))
 def score(
     responses: Annotated[
         Path | None, typer.Option(help='Responses JSONL: {"id": ..., "response": "..."} per line.')
@@ -44,15 +44,44 @@ def score(
     outputs: Annotated[
         Path | None, typer.Option(help="DA-Agent output folder (<id>/dabench/result.json).")
     ] = None,
+    tapilot_responses: Annotated[
+        Path | None,
+        typer.Option(
+            help="Tapilot-Crossing response folder (<file>.jsonl with `response`, as call_api.py writes)."
+        ),
+    ] = None,
+    tapilot_data: Annotated[
+        Path | None, typer.Option(help="Tapilot-Crossing release folder (data/dialogue_data, data/resource).")
+    ] = None,
+    tapilot_timeout: Annotated[
+        float, typer.Option(help="Tapilot-Crossing: seconds each script may run (the release's 30).", min=1)
+    ] = 30.0,
+    concurrency: Annotated[
+        int, typer.Option("--concurrency", "-j", help="Entries scored at once.", min=1)
+    ] = 1,
     sandbox: ScoringSandboxOption = "bwrap",
     debug: DebugOption = False,
 ) -> None:
-    """Rescore existing outputs: closed-form responses (InfiAgent-DABench layout), or DA-Agent output folders."""
+    """Rescore existing outputs: closed-form responses (InfiAgent-DABench layout), DA-Agent output folders, or
+    Tapilot-Crossing response files."""
     from daharness.report.build import check_writable, write_json
 
     assert families is not None
     check_writable(json_path)  # before the scoring, not after it
-    if dacode_eval is not None:
+    if tapilot_responses is not None:
+        from daharness.families.interactive import print_rescored_responses, rescore_tapilot
+        from daharness.runs.pipeline import SandboxSettings
+
+        if tapilot_data is None:
+            raise UserError("--tapilot-responses needs --tapilot-data (the release folder)")
+        scoring_confined(sandbox)  # refuses a backend that cannot run
+        mode = families.modes[INTERACTIVE]
+        figures = rescore_tapilot(
+            tapilot_responses, tapilot_data, mode=mode, sandbox=SandboxSettings(sandbox),
+            timeout_s=tapilot_timeout, workers=concurrency,
+        )  # fmt: skip
+        print_rescored_responses(out, figures, f"Tapilot-Crossing responses · {mode}")
+    elif dacode_eval is not None:
         from daharness.families.workspace import print_rescored_outputs, rescore_dacode
 
         if dacode_tasks is None or gold is None or outputs is None:
@@ -74,7 +103,8 @@ def score(
 
         if responses is None:
             raise UserError(
-                "--responses is required (or --dacode-eval with --dacode-tasks, --gold, --outputs)"
+                "--responses is required (or --dacode-eval with --dacode-tasks, --gold, --outputs; or "
+                "--tapilot-responses with --tapilot-data)"
             )
         mode = families.modes[CLOSED_FORM]
         figures, warnings = rescore_dabench(

@@ -63,7 +63,7 @@ class FormatOption:
 
     name: str  # the loader's option, and the command's parameter
     help: str
-    kind: Literal["path", "choice", "flag"] = "path"  # a flag is given as True, or not at all
+    kind: Literal["path", "choice", "flag", "text"] = "path"  # a flag is given as True, or not at all
     choices: tuple[str, ...] = ()
     flag: str = ""  # "" is --<name>
     # True: it chooses how the tasks read (`run` only); False: where the suite's files are (every

@@ -26,11 +26,12 @@ from typing import Any
 from rich.table import Table
 
 from daharness.core.backend import SandboxBackend
-from daharness.core.family import FamilyBase, OpenFresh, SampleEnvironment
+from daharness.core.family import FamilyBase, FormatOption, OpenFresh, SampleEnvironment
 from daharness.core.record import SampleRecord, Suspicion
 from daharness.core.registry import family
 from daharness.core.submission import Submission
 from daharness.core.task import Task
+from daharness.families.interactive.release_run import evaluate_entry, is_release_code
 from daharness.families.interactive.run import (
     HistoryFirst,
     agent_record,
@@ -57,6 +58,21 @@ class InteractiveFamily(FamilyBase):
     modes = INTERACTIVE_MODES
     mode_help = "Interactive (Tapilot-Crossing) scoring: 'corrected' or 'official' (released rules)."
     suite_dir = Path(__file__).parent / "suite"
+    format_options = (
+        FormatOption(
+            "files",
+            "tapilot: suites: the official files to run, comma-separated (e.g. normal,action_una).",
+            kind="text",
+            variant=True,
+        ),
+        FormatOption(
+            "timeout_s",
+            "tapilot: suites: seconds each script of an entry's evaluation may run (the release's 30).",
+            kind="text",
+            flag="--tapilot-timeout",
+            variant=True,
+        ),
+    )
 
     # ---- around the agent ---------------------------------------------------------------------------
 
@@ -64,6 +80,9 @@ class InteractiveFamily(FamilyBase):
         return HistoryFirst(task, env.sandbox)  # the history runs when the agent first uses its sandbox
 
     def finish(self, task: Task, env: SampleEnvironment, submission: Submission) -> None:
+        if is_release_code(task):  # an official file's entry: the release's own evaluation, sandboxed
+            submission.evidence["tapilot"] = evaluate_entry(task, submission.answer, env.open_fresh)
+            return
         options = code_options(task)
         if options is None:
             return
@@ -81,6 +100,10 @@ class InteractiveFamily(FamilyBase):
     def damaged(
         self, task: Task, submission: Submission, open_fresh: OpenFresh, scratch: Path
     ) -> Iterator[tuple[str, Submission]]:
+        if is_release_code(task):
+            evidence = {"code": "", "missing": "missing response or eval_metrics"}
+            yield "an empty reply", _with_evidence(replace(submission, answers=[""]), evidence, "tapilot")
+            return
         options = code_options(task)
         if options is None:
             right = task.gold.choice or "A"
@@ -166,6 +189,11 @@ class InteractiveFamily(FamilyBase):
                 "turns_with_questions": len(asked),
             },
             "ambiguous_replies": sum(r["ambiguous"] for r in rows),
+            **(
+                {"release": _release_figures(released)}
+                if (released := [r for r in rows if r["release"]])
+                else {}
+            ),
             "counts": {
                 "samples": len(rows),
                 "code": sum(r["answer_type"] == "code" for r in rows),
@@ -175,6 +203,8 @@ class InteractiveFamily(FamilyBase):
         }
 
     def print_figures(self, console: Any, figures: dict[str, Any], title: str) -> None:
+        if "release" in figures:
+            _print_release(console, figures["release"], title)
         table3 = Table(title=f"{title} · Table 3 layout", title_justify="left")
         table3.add_column("")
         columns = [*MODES, "code", "choice", "overall"]
@@ -249,10 +279,52 @@ def _row(record: SampleRecord) -> dict[str, Any]:
         "acc": float(details.get("acc", value)),
         "accr": float(details.get("accr", value)),
         "intents": details.get("intents", []),
+        "release": details.get("release"),
+        "domain": next((t.removeprefix("domain:") for t in record.tags if t.startswith("domain:")), None),
         "ambiguous": bool(details.get("ambiguous", False)),
         "asked": int(clarification.get("asked", 0)),
         "answered": int(clarification.get("answered", 0)),
     }
+
+
+def _release_figures(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """Official files' entries as the release counts them (intents credited over intents, per file and
+    overall), and Acc over entries by file, domain and result type."""
+
+    def counted(group: list[dict[str, Any]]) -> dict[str, Any]:
+        correct = sum(r["release"]["credit"] for r in group)
+        total = sum(r["release"]["intents"] for r in group)
+        return {"correct": correct, "total": total, "accuracy": round(correct / total, 4) if total else None}
+
+    files = sorted({r["release"]["file"] for r in rows})
+    domains = sorted({r["domain"] for r in rows if r["domain"]})
+    kinds = sorted({i["type"] for r in rows for i in r["intents"]})
+    return {
+        "by_file": {f: counted([r for r in rows if r["release"]["file"] == f]) for f in files},
+        "overall": counted(rows),
+        "by_domain": {d: _group([r for r in rows if r["domain"] == d]) for d in domains},
+        "by_result_type": {
+            k: _group([r for r in rows if any(i["type"] == k for i in r["intents"])]) for k in kinds
+        },
+    }
+
+
+def _print_release(console: Any, release: dict[str, Any], title: str) -> None:
+    table = Table(
+        title=f"{title} · official files (intents, as the release counts them)", title_justify="left"
+    )
+    for column in ("file", "correct", "total", "accuracy"):
+        table.add_column(column, justify="left" if column == "file" else "right")
+    for name, figure in [*release["by_file"].items(), ("overall", release["overall"])]:
+        table.add_row(name, str(figure["correct"]), str(figure["total"]), pct(figure["accuracy"]))
+    console.print(table)
+    groups = Table(title="official files by domain and result type (Acc over entries)", title_justify="left")
+    for column in ("breakdown", "group", "Acc", "n"):
+        groups.add_column(column)
+    for label, key in (("domain", "by_domain"), ("result type", "by_result_type")):
+        for name, group in release[key].items():
+            groups.add_row(label, name, pct(group["acc"]), str(group["n"]))
+    console.print(groups)
 
 
 def _mean(values: list[float]) -> float | None:
@@ -269,8 +341,8 @@ def _cell(group: dict[str, Any]) -> str:
     return f"{pct(group['acc'])} / {pct(group['accr'])} ({group['n']})"
 
 
-def _with_evidence(submission: Submission, evidence: dict[str, Any]) -> Submission:
-    return replace(submission, evidence={**submission.evidence, "interactive": evidence})
+def _with_evidence(submission: Submission, evidence: dict[str, Any], key: str = "interactive") -> Submission:
+    return replace(submission, evidence={**submission.evidence, key: evidence})
 
 
 def _with_record(submission: Submission, record: dict[str, Any], folder: Path) -> Submission:
