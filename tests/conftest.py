@@ -1,9 +1,15 @@
-"""Shared fixtures. The full reference runs of the built-in suites happen once per test session."""
+"""Shared fixtures. The full reference runs of the built-in suites happen once per test session.
+
+Under pytest-xdist (pyproject's addopts run the suite on several workers, `--dist loadgroup`), the tests
+that share a module- or session-scoped fixture of ours go to the same worker, so that no such fixture (a
+run of a whole suite, a Ray cluster, a browser) is made twice.
+"""
 
 from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -13,6 +19,54 @@ from daharness.agents import make_agent
 from daharness.core.runlog import ScoringSettings
 from daharness.runs.runner import run_suite
 from daharness.suites import load_suite
+
+WIDE_SCOPES = ("package", "module", "session")
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist reads the groups from the marks
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark each test with the group of the tests it shares a wide-scoped fixture with (transitively)."""
+    if not config.pluginmanager.hasplugin("xdist"):
+        return
+    parent: dict[Any, Any] = {}
+
+    def root(key: Any) -> Any:
+        while parent.setdefault(key, key) != key:
+            parent[key] = parent[parent[key]]
+            key = parent[key]
+        return key
+
+    for item in items:
+        shared = _wide_fixtures(item)
+        root(item.nodeid)
+        for key in shared:
+            parent[root(key)] = root(item.nodeid)
+    members: dict[Any, list[pytest.Item]] = {}
+    for item in items:
+        members.setdefault(root(item.nodeid), []).append(item)
+    for group in members.values():
+        if len(group) > 1:  # named after its first test, which every worker collects alike
+            for item in group:
+                item.add_marker(pytest.mark.xdist_group(group[0].nodeid))
+
+
+def _wide_fixtures(item: pytest.Item) -> list[tuple[str, str, object]]:
+    """The module-, package- and session-scoped fixtures of this project that `item` uses, each with the
+    parameter it gets (a parametrized fixture has one value per parameter)."""
+    info = getattr(item, "_fixtureinfo", None)
+    if info is None:
+        return []
+    callspec = getattr(item, "callspec", None)
+    found = []
+    for name in info.names_closure:
+        definitions = info.name2fixturedefs.get(name)
+        if not definitions:
+            continue
+        fixture = definitions[-1]
+        if fixture.scope in WIDE_SCOPES and fixture.baseid:  # builtin and plugin fixtures have no baseid
+            index = callspec.indices.get(name) if callspec is not None else None
+            found.append((fixture.baseid, name, index))
+    return found
 
 
 @pytest.fixture(scope="session")

@@ -181,3 +181,19 @@ def test_an_overlay_covers_the_workspace_read_only_and_leaves_nothing_behind(
     assert snapshot.changed == ("deep/other", "rc")
     left = {path.name for path in box.workspace.root.rglob("*")} - {"data.csv", "sales.duckdb", "shop.db"}
     assert left == {"deep", "er", "linked", "other", "rc"}
+
+
+def test_matplotlib_starts_from_the_harness_font_list_instead_of_scanning_every_font(
+    box: BwrapSandbox,
+) -> None:
+    from daharness.sandbox.font_cache import font_list
+
+    made = font_list()
+    assert made is not None and made[0].startswith("fontlist-v")
+    shown = box.python("import os, matplotlib.pyplot\nprint(sorted(os.listdir(os.environ['MPLCONFIGDIR'])))")
+    assert shown.ok, shown.error
+    assert "building the font cache" not in shown.stderr
+    assert made[0] in shown.stdout
+    # the sandbox's own copy, which it may change; the harness's list stays as it was
+    assert box.python(f"open('/tmp/matplotlib/{made[0]}', 'a').write(' ')").ok
+    assert box.python("import os; os.access('/daharness-kernel', os.W_OK)").stdout == "False\n"

@@ -29,6 +29,7 @@ from daharness.core.limits import Limits
 from daharness.core.registry import backend
 from daharness.sandbox.bwrap_arguments import BwrapArguments, folder_files
 from daharness.sandbox.desktop.availability import check_desktop
+from daharness.sandbox.font_cache import font_list
 from daharness.sandbox.hidden import masks
 from daharness.sandbox.isolation import kernel_limit_scopes
 from daharness.sandbox.kernel_client import KernelSandbox, Launch
@@ -83,7 +84,11 @@ class BwrapSandbox(KernelSandbox):
                 else:
                     arguments.empty_file(str(mask.path))
             arguments.read_only_folder(SANDBOX_HOOKS, hooks_files())
-            arguments.read_only_folder(SANDBOX_KERNEL, kernel_files())
+            fonts = font_list()
+            if fonts is not None:  # the kernel copies it into MPLCONFIGDIR (see font_cache.py)
+                config["font_list"] = f"{SANDBOX_KERNEL}/{fonts[0]}"
+            extra = {fonts[0]: (fonts[1], 0o644)} if fonts is not None else {}
+            arguments.read_only_folder(SANDBOX_KERNEL, {**kernel_files(), **extra})
             if libraries:  # made by bwrap as root: the unprivileged sandbox user must be able to enter it
                 arguments.add("--perms", "0755", "--dir", SANDBOX_LIBRARIES)
             for library, mount in zip(self.task.libraries, libraries, strict=True):

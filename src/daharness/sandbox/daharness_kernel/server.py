@@ -137,8 +137,25 @@ def _install_chart_capture(path: str | None) -> CaptureInbox | None:
     return inbox
 
 
+def _seed_font_list(path: str | None) -> None:
+    """Copy the harness's list of the system's fonts into this sandbox's (empty) matplotlib folder, so
+    that matplotlib does not scan every font again; as the sandbox's user, who may change its copy."""
+    folder = os.environ.get("MPLCONFIGDIR")
+    if not path or not folder or not os.path.isfile(path):
+        return
+    target = os.path.join(folder, os.path.basename(path))
+    try:
+        os.makedirs(folder, exist_ok=True)
+        if not os.path.exists(target):
+            with open(path, "rb") as source, open(target, "wb") as copy:
+                copy.write(source.read())
+    except OSError:  # matplotlib then makes its own list
+        pass
+
+
 def main(config: dict[str, Any]) -> None:
     _apply_limits(config)
+    _seed_font_list(config.get("font_list"))
     track_popen_objects()
     if config.get("workdir"):
         os.chdir(config["workdir"])
