@@ -17,6 +17,7 @@ import pytest
 from helpers import load_chart_capture
 from matplotlib.figure import Figure
 
+from daharness.core.scoring import GoldProblem
 from daharness.families.workspace.scorers.chart import (
     ChartFiles,
     fuzz_ratio,
@@ -341,7 +342,7 @@ def test_bad_options_and_gold_without_data_raise() -> None:
     with pytest.raises(ValueError, match="unknown chart mode"):
         score_chart(bars(), bars(), mode="strict")  # type: ignore[arg-type]
     empty = capture(lambda ax: ax.set_title("nothing"))
-    with pytest.raises(ValueError, match="no data"):
+    with pytest.raises(GoldProblem, match="no data"):  # the gold's fault: an infrastructure error
         score_chart(bars(), empty)
     assert score(bars(), empty, mode="compat") == 0.0  # DA-Agent would leave no gold result.npy: 0
     unknown = ChartFiles(capture=bars(), images=(("chart.png", _GOLD_IMAGE["path"]),))
