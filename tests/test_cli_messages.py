@@ -4,6 +4,7 @@ README whose paths exist in a checkout."""
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
@@ -100,7 +101,9 @@ def test_suites_list_gives_whole_sentences() -> None:
 
 
 def test_every_sampling_option_of_run_has_help() -> None:
-    done = subprocess.run(cli("run", "--help"), capture_output=True, text=True, env={"COLUMNS": "200"})
+    done = subprocess.run(
+        cli("run", "--help"), capture_output=True, text=True, env={**os.environ, "COLUMNS": "200"}
+    )
     text = " ".join(done.stdout.replace("│", " ").split())
     assert re.search(r"--seed <int> Sampling seed sent with each request", text)
     assert re.search(r"--temperature <float range> \[0<=x<=2\] Sampling temperature", text)

@@ -70,7 +70,10 @@ def test_runs_of_different_suites_are_not_compared_into_dashes(tmp_path: Path) -
     shared = _run(tmp_path / "d", "other-suite", ["0"])
     warned = subprocess.run(cli("compare", str(a), str(shared)), capture_output=True, text=True)
     assert warned.returncode == 0
-    assert "samples are paired by id, which may name different questions" in warned.stderr
+    assert (
+        "warning: B is a run of suite 'other-suite' and A of 'closed-form': samples are paired by id"
+        in warned.stdout
+    )
 
 
 def test_an_export_path_keeps_its_name(tmp_path: Path) -> None:

@@ -8,7 +8,7 @@ from typing import Annotated, Any
 import typer
 
 from daharness.cli.app import app
-from daharness.cli.options import DebugOption, JsonOption, out, print_warnings
+from daharness.cli.options import DebugOption, JsonOption, out
 from daharness.core.errors import UserError
 
 
@@ -43,14 +43,11 @@ def compare(
 
 def _check_comparable(figures: dict[str, Any]) -> None:
     """Samples pair by id: runs that share none have nothing to compare (a table of dashes said so
-    before); runs of different suites that do share ids are compared with a warning."""
+    before). Runs of different suites that do share ids are compared, with the table's warning."""
     runs = {run["label"]: run for run in figures["runs"]}
     for comparison in figures["comparisons"]:
         a, b = runs[comparison["a"]], runs[comparison["b"]]
-        if comparison["same_suite"] and comparison["paired"]:
-            continue
-        suites = f"{b['dir']} ran suite {b['suite']!r}, {a['dir']} ran {a['suite']!r}"
         if not comparison["paired"]:
+            suites = f"{b['dir']} ran suite {b['suite']!r}, {a['dir']} ran {a['suite']!r}"
             why = suites if not comparison["same_suite"] else f"{b['dir']} and {a['dir']}"
             raise UserError(f"{why}: no scored sample in common, nothing to compare")
-        print_warnings([f"{suites}: samples are paired by id, which may name different questions"])
