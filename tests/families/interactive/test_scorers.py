@@ -254,13 +254,15 @@ _RECORDS = tempfile.TemporaryDirectory(prefix="daharness-test-records-")
 
 
 def _raw(values: list[Any] | None, error: str | None = None, private_calls: list[str] | None = None) -> dict:
-    """A raw record, as the interactive family keeps it: a results file the probe would have written."""
+    """A raw record, as the interactive family keeps it: a results file the probe would have written, and
+    the private calls the sealed recorder saw (never read from the results file)."""
+    calls = private_calls or []
     if error is not None:
-        return {"error": error, "file": None, "plots": []}
+        return {"error": error, "file": None, "plots": [], "private_calls": calls}
     file = Path(tempfile.mkdtemp(dir=_RECORDS.name)) / "results.json"
     results = [{"type": "x", "value": encode(value)} for value in values or []]
-    file.write_text(json.dumps({"results": results, "private_calls": private_calls or []}))
-    return {"error": None, "file": file, "plots": []}
+    file.write_text(json.dumps({"results": results}))
+    return {"error": None, "file": file, "plots": [], "private_calls": calls}
 
 
 def _evidence(
