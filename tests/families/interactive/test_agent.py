@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -30,22 +30,25 @@ BY_ID = {task.id: task for task in SUITE.tasks}
 AGENTS = {"base": False, "cot": True, "react-mc": True, "air": True}
 
 
+def _agent_run(name: str, clarify: bool, out: Path) -> tuple[Path, Script]:
+    script = Script(SUITE.tasks)
+    with FakeOpenAI() as server:  # one server (and script) per agent: the four runs go at once
+        server.responder = script.respond
+        model = ModelSettings(model="fake-model", base_url=server.base_url, api_key_env="NO_KEY")
+        simulator = ModelSettings(model="fake-simulator", base_url=server.base_url, api_key_env="NO_KEY")
+        options = AgentOptions(model=model, simulator_model=simulator, clarify=clarify, cache_mode="off")
+        outcome = run_suite(SUITE, make_agent(name, options), out, concurrency=2)
+    assert outcome.errors == 0
+    write_report(RunDir.open_for_reading(out))
+    return out, script
+
+
 @pytest.fixture(scope="module")
-def runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, tuple[Path, Script]]]:
-    done: dict[str, tuple[Path, Script]] = {}
-    with FakeOpenAI() as server:
-        for name, clarify in AGENTS.items():
-            script = Script(SUITE.tasks)
-            server.responder = script.respond
-            model = ModelSettings(model="fake-model", base_url=server.base_url, api_key_env="NO_KEY")
-            simulator = ModelSettings(model="fake-simulator", base_url=server.base_url, api_key_env="NO_KEY")
-            options = AgentOptions(model=model, simulator_model=simulator, clarify=clarify, cache_mode="off")
-            out = tmp_path_factory.mktemp("interactive-agents") / name
-            outcome = run_suite(SUITE, make_agent(name, options), out, concurrency=2)
-            assert outcome.errors == 0
-            write_report(RunDir.open_for_reading(out))
-            done[name] = (out, script)
-        yield done
+def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Path, Script]]:
+    folder = tmp_path_factory.mktemp("interactive-agents")
+    with ThreadPoolExecutor(max_workers=len(AGENTS)) as pool:
+        started = {n: pool.submit(_agent_run, n, c, folder / n) for n, c in AGENTS.items()}
+        return {name: future.result() for name, future in started.items()}
 
 
 def _records(out: Path) -> dict[str, dict]:
