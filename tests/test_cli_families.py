@@ -35,7 +35,8 @@ def test_each_command_takes_the_family_options_it_took_before() -> None:
     assert modes <= _flags("validate") and not (data | variants) & _flags("validate")
     assert modes <= _flags("rescore")
     score = _flags("score")
-    assert {"--mode", "--workspace-mode", "--labels"} <= score and not {"--interactive-mode", "--rag"} & score
+    # score rescoring Tapilot-Crossing responses takes the interactive switch, never a run's variants
+    assert {"--mode", "--workspace-mode", "--interactive-mode", "--labels"} <= score and not {"--rag"} & score
     check = _flags("suites", "check")
     assert data <= check and not (modes | variants) & check
 
@@ -80,8 +81,10 @@ def test_run_json_names_the_modes_it_named_before() -> None:
     finished run, when it is not the default."""
     owners = [entry.impl for _, entry in sorted(families.items(), key=lambda i: (i[1].order, i[0]))]
     owners = [family for family in owners if family.modes is not None]
+    defaults = {family.modes.name: family.modes.default for family in owners}
     chosen = FamilyChoices(
-        modes={"closed_form": "strict", "workspace": "compat", "interactive": "official"}, owners=owners
+        modes={**defaults, "closed_form": "strict", "workspace": "compat", "interactive": "official"},
+        owners=owners,
     )
     assert chosen.scoring({"closed_form"}).modes == {"closed_form": "strict", "workspace": "compat"}
     assert chosen.scoring({"interactive"}).modes == {

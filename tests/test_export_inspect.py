@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from fake_openai import FakeOpenAI
-from interactive_replies import Script
+from families.interactive.replies import Script
 from sample_runs import SUITE, WRONG_EVERY, add_dialogue_sample, react_run
 
 from daharness.agents import AgentOptions, make_agent

@@ -304,7 +304,7 @@ def test_model_file_and_resolution(tmp_path: Path) -> None:
         ('[model.a]\nmodel = "m"\n', "unknown key 'model'"),
         (
             '[models.a]\nmodel = "m"\nbase_url = "localhost:8000/v1"\n',
-            "models.a.base_url: Value error, 'localhost",
+            "models.a.base_url: 'localhost",
         ),
     ],
 )

@@ -263,6 +263,9 @@ WRITTEN_HERE = {  # scorers no built-in task uses: a result file against a gold 
     "spider2v.compare_text_file": {"result": {"kind": "file", "path": "Desktop/out.txt"}, "expected": {"kind": "gold", "path": "gold.txt"}},
     "spider2v.diff_text_file": {"result": {"kind": "file", "path": "Desktop/out.txt"}, "expected": {"kind": "gold", "path": "gold.txt"}},
     "spider2v.exact_match": {"result": {"kind": "script_output", "path": "eval.sh"}, "expected": {"kind": "rule", "value": {"expected": "42"}}},
+    "spider2v.compare_jupyterlab_images": {"result": {"kind": "file", "path": "Desktop/out.png"}, "expected": {"kind": "gold", "path": "gold.png"}},
+    "tapilot_choice": {"answer": "B", "choices": ["one", "two", "three"]},
+    "tapilot_code": {"result_types": ["dataframe", "plot"]},
 }  # fmt: skip
 
 
@@ -276,10 +279,14 @@ def _registered_scorers() -> list[str]:
 def _task_for(name: str, tmp_path: Path) -> Task:
     """A task scored by `name` alone: the first built-in task using it, else one written here."""
     if name in WRITTEN_HERE:
+        from PIL import Image
+
         (tmp_path / "gold.txt").write_text('{"n": 42}\n')
+        Image.new("RGB", (8, 6), (10, 200, 30)).save(tmp_path / "gold.png")
+        gold = [GoldFile(name=path.name, source=path) for path in (tmp_path / "gold.txt", tmp_path / "gold.png")]
         return Task(
             id=name, suite="hostile", family="workflow", instructions=["q"], workdir="/home/user",
-            gold=Gold(files=[GoldFile(name="gold.txt", source=tmp_path / "gold.txt")]),
+            gold=Gold(files=gold),
             scorers=[ScorerSpec(name=name, options=WRITTEN_HERE[name])],
         )  # fmt: skip
     for suite in BUILT_IN:
@@ -360,6 +367,10 @@ def test_every_scorer_scores_hostile_outputs_zero_with_the_reason(name: str, tmp
         evidence: dict[str, Any] = {"script_outputs": dict.fromkeys(scripts, HOSTILE_TEXT[kind])}
         if name == "interactive_code":
             evidence["interactive"] = _interactive_evidence(task, root.parent, content)
+        if name == "tapilot_code":  # every step ran; what eval_metrics printed is the agent's to shape
+            ran = {"ok": True, "timed_out": False, "stdout": "", "stderr": ""}
+            evidence["tapilot"] = {"ref": ran, "pred": ran, "eval": {**ran, "stdout": HOSTILE_TEXT[kind]},
+                                   "code": HOSTILE_TEXT[kind]}  # fmt: skip
         collected = folder_snapshot(root)
         snapshot = folder_snapshot(root, tuple(sorted(collected.files)))
         submission = Submission(answers=[HOSTILE_TEXT[kind]], evidence=evidence)

@@ -130,7 +130,7 @@ def test_dabench_suite_finds_labels_and_tables_beside_the_questions() -> None:
 
 def test_run_with_unknown_suite_exits_2_with_one_line(tmp_path: Path) -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "daharness", "run", "--suite", "nope", "--out", str(tmp_path / "r")],
+        [sys.executable, "-m", "daharness", "run", "--agent", "reference", "--suite", "nope", "--out", str(tmp_path / "r")],
         capture_output=True, text=True, check=False,
     )  # fmt: skip
     assert done.returncode == 2
@@ -140,7 +140,7 @@ def test_run_with_unknown_suite_exits_2_with_one_line(tmp_path: Path) -> None:
 
 def test_debug_flag_shows_the_traceback(tmp_path: Path) -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "daharness", "--debug", "run", "--suite", "nope", "--out", str(tmp_path / "r")],
+        [sys.executable, "-m", "daharness", "--debug", "run", "--agent", "reference", "--suite", "nope", "--out", str(tmp_path / "r")],
         capture_output=True, text=True, check=False,
     )  # fmt: skip
     assert done.returncode == 2

@@ -217,7 +217,7 @@ def test_a_bad_entry_is_one_line_naming_file_line_and_field(
         load_suite(f"tapilot:{tmp_path}", files="normal")
     assert message in str(caught.value) and "\n" not in str(caught.value)
     done = subprocess.run(
-        [*DAHARNESS, "run", "--suite", f"tapilot:{tmp_path}", "--files", "normal", "-o", str(tmp_path / "run")],
+        [*DAHARNESS, "run", "--agent", "reference", "--suite", f"tapilot:{tmp_path}", "--files", "normal", "-o", str(tmp_path / "run")],
         capture_output=True, text=True,
     )  # fmt: skip
     assert done.returncode == 2 and message in " ".join(done.stderr.split())
