@@ -228,10 +228,7 @@ def test_a_run_json_from_a_newer_daharness_or_with_bad_scoring_is_refused(tmp_pa
     run_json.write_text(run_json.read_text().replace('"format_version": 2', '"format_version": 3'))
     done = subprocess.run(_cli("report", str(tmp_path / "r")), capture_output=True, text=True)
     assert done.returncode == 2 and "Traceback" not in done.stderr
-    assert (
-        "run.json: field 'format_version': written by a newer daharness (format 3)"
-        in done.stderr
-    )
+    assert "run.json: field 'format_version': written by a newer daharness (format 3)" in done.stderr
     for scoring in ("5", '"strict"'):  # not an object: one line naming the field, never a traceback
         spec = json.loads(run_json.read_text()) | {"format_version": 2, "scoring": json.loads(scoring)}
         run_json.write_text(json.dumps(spec))

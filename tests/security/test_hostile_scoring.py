@@ -283,7 +283,9 @@ def _task_for(name: str, tmp_path: Path) -> Task:
 
         (tmp_path / "gold.txt").write_text('{"n": 42}\n')
         Image.new("RGB", (8, 6), (10, 200, 30)).save(tmp_path / "gold.png")
-        gold = [GoldFile(name=path.name, source=path) for path in (tmp_path / "gold.txt", tmp_path / "gold.png")]
+        gold = [
+            GoldFile(name=path.name, source=path) for path in (tmp_path / "gold.txt", tmp_path / "gold.png")
+        ]
         return Task(
             id=name, suite="hostile", family="workflow", instructions=["q"], workdir="/home/user",
             gold=Gold(files=gold),
