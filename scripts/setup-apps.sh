@@ -90,7 +90,7 @@ install_env() {
 }
 
 build_templates() {  # the PostgreSQL data folder samples start from (Superset and Airflow metadata migrated)
-    local target="$APPS/templates/pgdata" services="$HERE/apps/standins/appservices.py" stamp
+    local target="$APPS/templates/pgdata" services="$HERE/../src/daharness/families/workflow/apps/standins/appservices.py" stamp
     # rebuilt when an environment changes or appservices.py's TEMPLATE_VERSION is raised
     stamp="$( (cat "$APPS/superset/.daharness-stamp" "$APPS/airflow/.daharness-stamp"; grep '^TEMPLATE_VERSION' "$services") \
         | sha256sum | cut -d' ' -f1)"

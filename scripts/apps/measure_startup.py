@@ -22,7 +22,7 @@ from daharness.sandbox.bwrap import find_bwrap
 from daharness.sandbox.cgroups import SandboxCgroup
 
 HERE = Path(__file__).resolve().parent
-APPSERVICES = HERE / "standins" / "appservices.py"
+APPSERVICES = HERE.parent.parent / "src/daharness/families/workflow/apps/standins/appservices.py"
 APPS = Path(os.environ.get("DAHARNESS_APPS", Path.home() / ".cache/daharness/apps"))
 
 DAGSTER = """

@@ -24,7 +24,7 @@ from pathlib import Path
 from daharness.sandbox.bwrap import find_bwrap
 
 HERE = Path(__file__).resolve().parent
-STANDINS = HERE / "standins"
+STANDINS = HERE.parent.parent / "src/daharness/families/workflow/apps/standins"
 APPS = Path(os.environ.get("DAHARNESS_APPS", Path.home() / ".cache/daharness/apps"))
 NO_OP = "#!/bin/sh\nexit 0\n"
 SUDO = """#!/bin/sh

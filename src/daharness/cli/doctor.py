@@ -25,6 +25,7 @@ def doctor(
 
     from daharness.core.limits import Limits
     from daharness.core.registry import backends
+    from daharness.families.workflow.apps import describe_apps
     from daharness.report.terminal import print_isolation
     from daharness.sandbox import cgroups, describe_desktop, describe_isolation
     from daharness.sandbox.scratch import reap_stale
@@ -35,6 +36,7 @@ def doctor(
     cgroups.remove_stale()
     report = describe_isolation(sandbox, Limits())
     report["desktop"] = describe_desktop(sandbox)
+    report["applications"] = describe_apps()
     report["stale_folders_removed"] = [str(path) for path in reaped]
     if json_output:
         sys.stdout.write(json.dumps(report, indent=2) + "\n")

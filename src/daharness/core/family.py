@@ -42,6 +42,18 @@ class SandboxAdditions:
     env: dict[str, str] = field(default_factory=dict)
     path_dirs: tuple[Path, ...] = ()
     home_is_workdir: bool = False
+    # for tasks that run services in the sandbox (a backend without them refuses such tasks):
+    read_only_dirs: tuple[Path, ...] = ()  # host folders mounted read-only at their own paths
+    files: dict[str, str] = field(default_factory=dict)  # absolute path -> content, read-only (/etc/hosts)
+    user_name: str | None = None  # the sandbox's user named so in its /etc/passwd (HOME: the workdir)
+    run_dirs: tuple[str, ...] = ()  # empty writable folders (sockets), new at every start
+    state_dir: str | None = None  # a writable folder that outlives restarts (the services' data)
+    links: dict[str, str] = field(default_factory=dict)  # absolute path -> target
+    extra_processes: int = 0  # on top of the process limit (servers and their threads)
+
+    @property
+    def has_services(self) -> bool:
+        return bool(self.read_only_dirs or self.files or self.run_dirs or self.state_dir or self.links)
 
 
 @dataclass(frozen=True)

@@ -163,8 +163,19 @@ def print_isolation(console: Console, report: dict[str, Any]) -> None:
             table.add_row(name, "the sample", "the host", escape(str(entry)))
     console.print(table)
     _print_desktop(console, report.get("desktop"))
+    _print_applications(console, report.get("applications"))
     for path in report.get("stale_folders_removed", []):
         console.print(f"removed the folder of a dead run: {escape(path)}")
+
+
+def _print_applications(console: Console, found: dict[str, Any] | None) -> None:
+    """`daharness doctor`'s lines on Spider2-V's applications (Dagster, Airflow, Superset)."""
+    for app, status in (found or {}).items():
+        if status["available"]:
+            places = ", ".join(status["environments"].values())
+            console.print(f"{app}: [green]available[/] ({escape(places)}; {status['database']})")
+        else:
+            console.print(f"{app}: [yellow]not available[/]: {escape(status['problem'])}")
 
 
 def _print_desktop(console: Console, desktop: dict[str, Any] | None) -> None:

@@ -33,6 +33,8 @@ from daharness.sandbox.font_cache import font_list
 from daharness.sandbox.hidden import masks
 from daharness.sandbox.isolation import kernel_limit_scopes
 from daharness.sandbox.kernel_client import KernelSandbox, Launch
+from daharness.sandbox.scratch import process_scratch
+from daharness.sandbox.service_mounts import ServiceState, add_service_mounts
 from daharness.sandbox.support import (
     SANDBOX_HOOKS,
     SANDBOX_KERNEL,
@@ -60,6 +62,7 @@ class BwrapSandbox(KernelSandbox):
     """Isolated: bubblewrap namespaces, read-only system, no network, an unprivileged id (default)."""
 
     _lease: UidLease | None = None
+    _state: ServiceState | None = None
 
     @property
     def own_pid_namespace(self) -> bool:
@@ -95,7 +98,7 @@ class BwrapSandbox(KernelSandbox):
                 arguments.read_only_folder(mount, folder_files(library.source))
             # the hooks' sitecustomize captures charts of child Pythons; the kernel names the channel
             arguments.add("--setenv", "PYTHONPATH", ":".join([SANDBOX_HOOKS, *libraries]))
-            self._add_additions(arguments)
+            self._add_additions(arguments, uid)
             for parent in reversed(Path(self.workdir).parents[:-1]):  # e.g. /home of /home/user: crossable
                 arguments.add("--perms", "0755", "--dir", str(parent))
             arguments.add("--bind", str(self.workspace.root), self.workdir, *self._overlay_args())
@@ -108,9 +111,16 @@ class BwrapSandbox(KernelSandbox):
             raise
         return Launch(command, {}, uid, fds=tuple(arguments.fds), after_start=arguments.close)
 
-    def _add_additions(self, arguments: BwrapArguments) -> None:
-        """The family's folders of commands (first on PATH), environment and HOME."""
+    def _add_additions(self, arguments: BwrapArguments, uid: int | None) -> None:
+        """The family's folders of commands (first on PATH), environment and HOME, and what its
+        services need (`service_mounts.py`)."""
         additions = sandbox_additions(self.task)
+        if additions.has_services:
+            state = None
+            if additions.state_dir:
+                self._state = self._state or ServiceState()
+                state = self._state.folder(process_scratch(), uid)
+            add_service_mounts(arguments, additions, uid=uid, workdir=self.workdir, state=state)
         mounted = [f"{SANDBOX_TOOLS}/{index}" for index in range(len(additions.path_dirs))]
         if mounted:
             arguments.add("--perms", "0755", "--dir", SANDBOX_TOOLS)
@@ -138,6 +148,8 @@ class BwrapSandbox(KernelSandbox):
         return args
 
     def release(self) -> None:
+        if self._state is not None:
+            self._state.remove()
         if self._lease is not None:
             self._lease.release()
             self._lease = None

@@ -49,6 +49,7 @@ from daharness.sandbox.desktop.session import AGENT_ENV, DESKTOP_PROCESSES, Desk
 from daharness.sandbox.desktop.views import build_view
 from daharness.sandbox.quota import QuotaGuard
 from daharness.sandbox.scratch import process_scratch
+from daharness.sandbox.support import sandbox_additions
 from daharness.sandbox.workspace import CopyQuota, Workspace, display_name
 
 _PROCESS_HEADROOM = 4  # the kernel's own threads count against the limit too
@@ -87,6 +88,8 @@ class KernelSandbox(SandboxBackend):
             self.limits = dataclasses.replace(
                 self.limits, processes=self.limits.processes + DESKTOP_PROCESSES
             )
+        if extra := sandbox_additions(task).extra_processes:  # a task's services and their threads
+            self.limits = dataclasses.replace(self.limits, processes=self.limits.processes + extra)
         self.workspace = Workspace.create(task, process_scratch())
         self.workdir = task.workdir
         self.restarts = 0

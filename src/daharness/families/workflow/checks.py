@@ -94,9 +94,10 @@ def setup_state(scratch: Path) -> SetupState:
     return SetupState(folder, json.loads((folder / _DIGESTS).read_text()))
 
 
-def check_overlay(state: SetupState, workdir: str) -> ReadOnlyOverlay:
-    """The files and variables the checks run with (see the module's docstring)."""
-    files: dict[str, Path] = {CONDA_HOME: conda_home()}
+def check_overlay(state: SetupState, workdir: str, *, app_conda: bool = False) -> ReadOnlyOverlay:
+    """The files and variables the checks run with (see the module's docstring); `app_conda`: the
+    `conda.sh` that activates the applications' environments (Dagster, Airflow, Superset tasks)."""
+    files: dict[str, Path] = {CONDA_HOME: conda_home(apps=app_conda)}
     for name in START_UP_FILES:
         copy = state.copy_of(name)
         if not copy.is_file():  # the setup left none: the checks get an empty one

@@ -15,6 +15,7 @@ application, by category, by interface (cli / gui / cli+gui) and by instruction 
 
 from __future__ import annotations
 
+import base64
 import shlex
 from collections import defaultdict
 from collections.abc import Iterable
@@ -31,6 +32,8 @@ from daharness.core.runlog import ScoringSettings
 from daharness.core.submission import Note, Submission
 from daharness.core.suite import Suite
 from daharness.core.task import SetupStep, Task
+from daharness.families.workflow.apps import HOME_FILES, app_additions, app_of, conda_sh
+from daharness.families.workflow.apps import services as app_services
 from daharness.families.workflow.checks import (
     agent_files_at_check_paths,
     check_overlay,
@@ -45,6 +48,7 @@ from daharness.report.html import card, svg_bars
 from daharness.report.html import pct as pct_html
 from daharness.report.terminal import pct
 
+CONDA_SH = "anaconda3/etc/profile.d/conda.sh"
 INTERFACES = ("cli", "gui", "cli+gui")
 INSTRUCTIONS = ("abstract", "verbose")
 _BREAKDOWNS = (
@@ -90,11 +94,20 @@ class WorkflowFamily(FamilyBase):
         print_workflow_validation(console, suite, results)
 
     def sandbox_additions(self, task: Task) -> SandboxAdditions:
-        return SandboxAdditions(path_dirs=(tools_dir(),), home_is_workdir=True)
+        base = SandboxAdditions(path_dirs=(tools_dir(),), home_is_workdir=True)
+        app = app_of(task)
+        return app_additions(app, base, task.workdir) if app else base
 
     def prepare(self, task: Task, env: SampleEnvironment) -> None:
+        app = app_of(task)
+        if app:  # the VM's conda and database server are there before any script
+            for name, text in {CONDA_SH: conda_sh(), **HOME_FILES[app]}.items():
+                env.sandbox.write_file(name, text)
+            app_services.start_database(env.sandbox, app)
         for step in task.setup:
             run_step(env.sandbox, step)
+        if app:
+            app_services.note_running(env.sandbox, env.scratch)
         keep_setup_state(task, env.sandbox, env.scratch)
 
     def finish(self, task: Task, env: SampleEnvironment, submission: Submission) -> None:
@@ -105,11 +118,15 @@ class WorkflowFamily(FamilyBase):
         outputs: dict[str, str] = {}
         submission.evidence[SCRIPT_OUTPUTS] = outputs
         try:
-            box.restart_with_overlay(check_overlay(state, box.workdir))
+            box.restart_with_overlay(check_overlay(state, box.workdir, app_conda=app_of(task) is not None))
         except OverlayBlocked as exc:  # no check runs: what reads their output scores 0
             submission.suspicions.append(Suspicion(kind="check_environment", detail=f"~/{exc}"))
             submission.trajectory.append(Note(text=f"the checks did not run: ~/{exc}"))
             return
+        if app_of(task):  # the setup's services again (every process was stopped), for the checks
+            ok, output = app_services.restart_for_checks(box, env.scratch)
+            submission.trajectory.append(Note(text="services started again for the checks", data={
+                "ok": ok, "output": output[-2000:]}))  # fmt: skip
         for raw in task.gold.data.get("postconfig", []):
             run_step(box, SetupStep.model_validate(raw), in_place=False)
         for script in task.gold.data.get("scripts", []):
@@ -151,7 +168,16 @@ class WorkflowFamily(FamilyBase):
 
 
 def run_step(box: SandboxBackend, step: SetupStep, *, in_place: bool = True) -> None:
-    """One setup or postconfig step: a script or a command runs in the home; desktop steps do nothing."""
+    """One setup or postconfig step: a script or a command runs in the home, a file is copied there,
+    a service's health is waited for (an application's `*_webui_init`); other desktop steps do nothing."""
+    if step.kind == "copy":
+        data = base64.b64encode(Path(step.args["source"]).read_bytes()).decode()
+        dest = shlex.quote(step.args["dest"])
+        box.bash(f'cd ~ && mkdir -p "$(dirname {dest})" && echo {data} | base64 -d > {dest}')
+        return
+    if step.kind == "open" and "service" in step.args:
+        app_services.wait_healthy(box, step.args["service"])
+        return
     if step.kind != "command":
         return
     if "script" in step.args:

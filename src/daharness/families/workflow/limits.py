@@ -7,9 +7,11 @@ Each check returns the reason a task cannot run here, or None. The loader lists 
 from __future__ import annotations
 
 import ast
+import contextlib
 import importlib.util
 import json
 import re
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -54,17 +56,63 @@ _NLTK_DATA = re.compile(r"\bnltk\.(download|corpus|data)\b")
 OUTPUT_FUNCS = frozenset({"compare_notebook_outputs", "compare_ipynb_files"})
 
 
+_URL_HOST = re.compile(r"https?://([A-Za-z0-9.-]+)")
+# hosts named in code only as documentation links or in Astro's template files
+_DOCUMENT_HOSTS = re.compile(
+    r"^(docs\.|www\.bing\.com$|github\.com$|www\.esa\.int$|superset\.apache\.org$|localhost$|127\.)"
+)
+_TEMPLATE_FILES = re.compile(r"(^|/)(\.astro/|dags/exampledag\.py$)")
+
+
+def web_api_need(folder: Path, instruction: str) -> str | None:
+    """Why a task's own code (its Python files, also inside its zip archives, Astro's template files
+    aside) or its instruction calls a public web API, which no sandbox here reaches; else None."""
+    verbose = folder / "verbose_instruction.txt"
+    texts = [instruction, verbose.read_text(encoding="utf-8", errors="replace") if verbose.is_file() else ""]
+    for path in sorted(folder.iterdir()):
+        if path.suffix in (".py", ".sh"):
+            texts.append(path.read_text(encoding="utf-8", errors="replace"))
+        elif path.suffix == ".zip":
+            with contextlib.suppress(zipfile.BadZipFile, OSError), zipfile.ZipFile(path) as archive:
+                for name in archive.namelist():
+                    if name.endswith(".py") and not _TEMPLATE_FILES.search(name):
+                        texts.append(archive.read(name).decode(errors="replace"))
+    for text in texts:
+        code = "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("#"))
+        for host in _URL_HOST.findall(code):
+            if not _DOCUMENT_HOSTS.search(host):
+                return (
+                    f"its code calls the web API {host}, which the sandbox cannot reach (no local stand-in)"
+                )
+    return None
+
+
 def setup_step_need(step_type: str) -> str | None:
     if step_type in _REMOTE_STEPS:
         return f"setup step '{step_type}' {_REMOTE_STEPS[step_type]}"
     return None
 
 
-def script_need(path: Path) -> str | None:
-    """Why a setup or evaluation script cannot run in a sandbox, if it cannot."""
+_LOCAL_PORT = re.compile(r"\b(curl|wget)\b[^\n]*https?://(?:localhost|127\.0\.0\.1)(?::(\d+))?")
+
+
+def script_need(path: Path, services: frozenset[int] | None = None, *, setup: bool = False) -> str | None:
+    """Why a setup or evaluation script cannot run in a sandbox, if it cannot. `services`: the ports
+    of the services the harness runs for the task (Docker's commands then have local stand-ins, and
+    only a server on another port, one the agent starts, is out of reach after the agent)."""
     text = path.read_text(encoding="utf-8", errors="replace")
     code = "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("#"))
+    if services is not None:
+        for match in _LOCAL_PORT.finditer(code):
+            port = int(match.group(2) or 80)
+            if port not in services:
+                return f"{path.name} asks a server on localhost:{port}, which the agent starts and which is stopped before the checks"
+        code = _LOCAL_PORT.sub("", code)
+        if setup and "172.17.0.1" in code:
+            return f"{path.name} connects to Docker's host address 172.17.0.1, which the sandbox's loopback lacks"
     for pattern, reason in _SCRIPT_NEEDS:
+        if services is not None and reason == "needs Docker":
+            continue
         if pattern.search(code):
             return f"{path.name} {reason}"
     return None

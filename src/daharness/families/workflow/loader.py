@@ -36,7 +36,7 @@ from daharness.core.task import (
     TaskMetadata,
     WorkspaceFile,
 )
-from daharness.families.workflow import limits
+from daharness.families.workflow import apps, limits
 
 HOME = "/home/user"
 SCORER_PREFIX = "spider2v."
@@ -102,6 +102,10 @@ class TaskReader:
     suite: str
     instruction: str = "abstract"
     rag: bool = False
+    app: str | None = None  # of the task being read: Dagster, Airflow or Superset run as services
+
+    def _script_need(self, script: Path, *, setup: bool = False) -> str | None:
+        return limits.script_need(script, services=apps.SERVICE_PORTS if self.app else None, setup=setup)
 
     def read(self, path: Path) -> Task:
         raw = read_json(path)
@@ -112,6 +116,11 @@ class TaskReader:
                 raise UserError(f"{path}: missing field {key!r}")
         _check_shape(raw, path)
         folder = path.parent
+        self.app = raw.get("snapshot") if raw.get("snapshot") in apps.APPS else None
+        if self.app and (
+            need := apps.missing(self.app) or limits.web_api_need(folder, str(raw["instruction"]))
+        ):
+            raise Unsupported(need)
         tags = [str(tag) for tag in raw.get("tags", [])]
         text, tags = self._instruction(raw, folder, tags)
         files, setup = self._setup(raw.get("config", []), folder)
@@ -119,7 +128,7 @@ class TaskReader:
         postconfig = [
             step.model_dump() for step in self._steps(raw["evaluator"].get("postconfig", []), folder)
         ]
-        apps = [str(app) for app in raw.get("related_apps", [])]
+        related = [str(app) for app in raw.get("related_apps", [])]
         task = Task(
             id=str(raw.get("id", path.stem)),
             suite=self.suite,
@@ -137,7 +146,7 @@ class TaskReader:
                 category=_category(tags),
                 subcategory=str(raw.get("snapshot") or folder.parent.name),
                 level=_level(raw.get("action_number")),
-                tags=[*tags, *(f"app:{app}" for app in apps)],
+                tags=[*tags, *(f"app:{app}" for app in related)],
                 source="spider2v",
                 source_id=str(raw.get("id", path.stem)),
             ),
@@ -172,15 +181,20 @@ class TaskReader:
 
     def _setup(self, config: list[Any], folder: Path) -> tuple[list[WorkspaceFile], list[SetupStep]]:
         files: list[WorkspaceFile] = []
-        for step in _step_list(config):
-            if step.get("type") == "copyfile_from_host_to_guest":
-                params = step.get("parameters", {})
-                source = self._source(str(params.get("src", "")), folder)
-                files.append(WorkspaceFile(path=in_home(str(params.get("dest", ""))), source=source))
-        steps = self._steps(
-            [s for s in _step_list(config) if s.get("type") != "copyfile_from_host_to_guest"], folder
-        )
-        return files, steps
+        listed = _step_list(config)
+        if self.app:  # copies after a script happen then (into the folder it made), as officially
+            first = next(
+                (i for i, s in enumerate(listed) if s.get("type") != "copyfile_from_host_to_guest"), 0
+            )
+            copies, listed = listed[:first], listed[first:]
+        else:
+            copies = [s for s in listed if s.get("type") == "copyfile_from_host_to_guest"]
+            listed = [s for s in listed if s.get("type") != "copyfile_from_host_to_guest"]
+        for step in copies:
+            params = step.get("parameters", {})
+            source = self._source(str(params.get("src", "")), folder)
+            files.append(WorkspaceFile(path=in_home(str(params.get("dest", ""))), source=source))
+        return files, self._steps(listed, folder)
 
     def _steps(self, config: list[Any], folder: Path) -> list[SetupStep]:
         """Setup or postconfig steps: scripts and commands to run, GUI steps kept as no-ops."""
@@ -189,7 +203,7 @@ class TaskReader:
             kind, params = str(step.get("type")), step.get("parameters", {}) or {}
             if kind == "script_and_execute":
                 script = self._source(str(params.get("src", "")), folder)
-                if need := limits.script_need(script):
+                if need := self._script_need(script, setup=True):
                     raise Unsupported(need)
                 dest = in_home(str(params.get("dest") or f"{HOME}/{script.name}"))
                 steps.append(SetupStep(kind="command", args={"script": str(script), "dest": dest}))
@@ -200,6 +214,18 @@ class TaskReader:
                     steps.append(SetupStep(kind="open", args={"official": kind, "command": text}))
                 else:
                     steps.append(SetupStep(kind="command", args={"argv": command}))
+            elif self.app and kind in apps.HEALTH_STEPS:
+                steps.append(
+                    SetupStep(kind="open", args={"official": kind, "service": apps.HEALTH_STEPS[kind]})
+                )
+            elif self.app and kind == "copyfile_from_host_to_guest":
+                source = self._source(str(params.get("src", "")), folder)
+                steps.append(
+                    SetupStep(
+                        kind="copy",
+                        args={"source": str(source), "dest": in_home(str(params.get("dest", "")))},
+                    )
+                )
             elif kind in limits.GUI_STEPS:
                 steps.append(SetupStep(kind="open", args={"official": kind, **params}))
             else:
@@ -255,7 +281,7 @@ class TaskReader:
             return {"kind": "file", "path": in_home(raw["path"])}
         if kind == "vm_script_output":
             script = self._source(str(raw.get("src", "")), folder)
-            if need := limits.script_need(script):
+            if need := self._script_need(script):
                 raise Unsupported(need)
             dest = in_home(str(raw.get("dest") or f"{HOME}/{script.name}"))
             out.scripts.append({"source": str(script), "dest": dest})

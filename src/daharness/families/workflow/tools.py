@@ -58,11 +58,14 @@ def tools_dir() -> Path:
 
 
 @functools.cache
-def conda_home() -> Path:
+def conda_home(*, apps: bool = False) -> Path:
     """A stand-in of `~/anaconda3` for the checks: the files scripts source define nothing, its `conda`
-    is the stand-in command (made once per process, removed at exit)."""
+    is the stand-in command (made once per process, removed at exit). `apps`: its `conda.sh` defines
+    the `conda` that activates the applications' environments (Dagster, Airflow, Superset tasks)."""
+    from daharness.families.workflow.apps import conda_sh
+
     files = {
-        "etc/profile.d/conda.sh": _SOURCED, "bin/activate": _SOURCED, "bin/deactivate": _SOURCED,
+        "etc/profile.d/conda.sh": conda_sh() if apps else _SOURCED, "bin/activate": _SOURCED, "bin/deactivate": _SOURCED,
         "bin/conda": _CONDA, "condabin/conda": _CONDA,
     }  # fmt: skip
     return _folder("daharness-workflow-conda-", files)

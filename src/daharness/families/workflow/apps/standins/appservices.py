@@ -39,7 +39,7 @@ PG_PORT = 5432
 AIRFLOW_PORT = 8080
 SUPERSET_PORT = 8088
 ADMIN = ("admin", "admin")
-TIMEOUTS = {"postgres": 20.0, "airflow": 90.0, "superset": 90.0}
+TIMEOUTS = {"postgres": 30.0, "airflow": 180.0, "superset": 180.0}  # a loaded 2-core machine
 # what Superset's docker-init.sh prints; the official init.sh waits for "Init Step 4/4"
 SUPERSET_INIT_LOG = [
     "superset_init  | Init Step 1/4 [Starting] -- Applying DB migrations",
@@ -194,7 +194,7 @@ def start_postgres(data: Path | None = None, template: Path | None = None) -> fl
     folder = state_dir() / "postgres"
     data = data or folder / "data"
     template = template if template is not None else apps_dir() / "templates" / "pgdata"
-    (folder / "socket").mkdir(parents=True, exist_ok=True)
+    sockets = pg_socket_dir()
     if not (data / "PG_VERSION").exists():
         if template.is_dir():
             shutil.copytree(template, data, symlinks=True)
@@ -210,7 +210,7 @@ def start_postgres(data: Path | None = None, template: Path | None = None) -> fl
         with open(data / "pg_hba.conf", "a") as hba:
             hba.write("host all all 172.0.0.0/8 scram-sha-256\n")
     log = folder / "postgres.log"
-    options = f"-k {folder / 'socket'} -c listen_addresses='*' -c port={PG_PORT} -c fsync=off"
+    options = f"-k {sockets} -c listen_addresses='*' -c port={PG_PORT} -c fsync=off"
     done = subprocess.run(
         [str(PG_BIN / "pg_ctl"), "-D", str(data), "-l", str(log), "-o", options, "-w", "-t",
          str(int(TIMEOUTS["postgres"])), "start"], capture_output=True, text=True,
@@ -220,6 +220,17 @@ def start_postgres(data: Path | None = None, template: Path | None = None) -> fl
             f"PostgreSQL did not start: {done.stdout.strip()}; last lines of {log}:\n{tail(log)}"
         )
     return time.monotonic() - start
+
+
+def pg_socket_dir() -> Path:
+    """Where the server's socket goes: PostgreSQL's default folder when the sandbox gives a writable
+    one (as on the VM, `sudo -u postgres psql` finds it there), else the state folder."""
+    default = Path("/run/postgresql")
+    if default.is_dir() and os.access(default, os.W_OK):
+        return default
+    folder = state_dir() / "postgres" / "socket"
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
 
 
 def stop_postgres() -> None:
@@ -244,6 +255,7 @@ def start_mariadb() -> float:
     if MYSQL_SOCKET.exists() and port_open(3306):
         return 0.0
     folder = state_dir() / "mariadb"
+    Path(os.path.realpath(MYSQL_FILES)).mkdir(parents=True, exist_ok=True)  # may be a link to the state
     data = folder / "data"
     if not (data / "mysql").is_dir():
         run_checked(["mariadb-install-db", "--no-defaults", f"--datadir={data}", "--skip-test-db",
@@ -324,8 +336,10 @@ def link_project(project: Path, home: Path) -> None:
         (home / "dbt_venv").symlink_to(dbt)
 
 
-def start_airflow(project: Path) -> dict[str, float]:
-    """Scheduler and webserver over the project, on :8080; seconds of each stage."""
+def start_airflow(project: Path, *, settings: bool = True) -> dict[str, float]:
+    """Scheduler and webserver over the project, on :8080; seconds of each stage. `settings=False`
+    (the harness starting it again for the checks) does not load airflow_settings.yaml: what the agent
+    wrote there after `astro dev start` is not in Airflow unless the agent restarted it."""
     project = project.resolve()
     times = {"postgres": start_postgres()}
     home = airflow_home(project)
@@ -337,7 +351,8 @@ def start_airflow(project: Path) -> dict[str, float]:
         psql(f'CREATE DATABASE "{database}" TEMPLATE airflow_template')
     times["metadata"] = time.monotonic() - t0
     t0 = time.monotonic()
-    apply_settings(project, env)
+    if settings:
+        apply_settings(project, env)
     times["settings"] = time.monotonic() - t0
     t0 = time.monotonic()
     scheduler = spawn([env_bin("airflow", "airflow"), "scheduler"], home / "scheduler.log", env, cwd=home)
@@ -469,6 +484,142 @@ def stop_superset() -> None:
     stop_pidfile(state_dir() / "superset" / "superset.pid")
 
 
+# --- what runs, and starting it again ---------------------------------------------------------------
+
+
+DAGSTER_TIMEOUT = 120.0
+
+
+def running() -> list[dict]:
+    """The services that run now, in the order they must start again: the harness keeps this list at
+    the end of a task's setup and starts them again for the checks (`restart`)."""
+    found: list[dict] = []
+    if port_open(PG_PORT):
+        found.append({"service": "postgres"})
+    if MYSQL_SOCKET.exists() and port_open(3306):
+        found.append({"service": "mariadb"})
+    airflow_root = state_dir() / "airflow"
+    for home in sorted(airflow_root.iterdir()) if airflow_root.is_dir() else []:
+        if _pid_alive(home / "webserver.pid") and (home / "dags").is_symlink():
+            found.append({"service": "airflow", "project": str((home / "dags").resolve().parent)})
+    if _pid_alive(state_dir() / "superset" / "superset.pid"):
+        found.append({"service": "superset"})
+    found += dagster_servers()
+    return found
+
+
+def dagster_servers() -> list[dict]:
+    """`dagster dev` processes of this sandbox (its own PID namespace: only its processes are seen):
+    folder, arguments and DAGSTER_HOME, to start them again as they were."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            argv = (entry / "cmdline").read_bytes().decode(errors="replace").split("\0")[:-1]
+            environ = (entry / "environ").read_bytes().decode(errors="replace").split("\0")
+            cwd = os.readlink(entry / "cwd")
+        except OSError:
+            continue
+        names = [Path(arg).name for arg in argv[:2]]
+        if "dagster" not in names or "dev" not in argv:
+            continue
+        args = argv[argv.index("dev") :]
+        home = next((item.split("=", 1)[1] for item in environ if item.startswith("DAGSTER_HOME=")), "")
+        found.append({"service": "dagster", "cwd": cwd, "args": args, "dagster_home": home})
+    return found
+
+
+def dagster_port(args: list[str]) -> int:
+    for index, arg in enumerate(args):
+        if arg in ("-p", "--port") and index + 1 < len(args):
+            return int(args[index + 1])
+        if arg.startswith("--port="):
+            return int(arg.split("=", 1)[1])
+    return 3000
+
+
+def dagster_ready(port: int) -> bool:
+    """The webserver answers and its code locations are loaded (what the UI and the checks read)."""
+    if http_json(f"http://127.0.0.1:{port}/server_info") is None:
+        return False
+    query = json.dumps({"query": "{ repositoriesOrError { __typename } }"}).encode()
+    request = urllib.request.Request(
+        f"http://127.0.0.1:{port}/graphql", data=query, headers={"Content-Type": "application/json"}
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=5) as response:
+            answer = json.loads(response.read())
+    except (OSError, ValueError):
+        return False
+    return (answer.get("data") or {}).get("repositoriesOrError", {}).get(
+        "__typename"
+    ) == "RepositoryConnection"
+
+
+def start_dagster(cwd: str, args: list[str], dagster_home: str) -> float:
+    start = time.monotonic()
+    env = {
+        **os.environ,
+        "PATH": f"{apps_dir() / 'dagster' / 'bin'}:{os.environ.get('PATH', '/usr/bin:/bin')}",
+    }
+    if dagster_home:
+        env["DAGSTER_HOME"] = dagster_home
+    log = Path(cwd) / "start_server.log"
+    server = spawn([env_bin("dagster", "dagster"), *args], log, env, cwd=Path(cwd))
+    port = dagster_port(args)
+    wait_until(lambda: dagster_ready(port), f"Dagster on :{port}", DAGSTER_TIMEOUT, log, server)
+    return time.monotonic() - start
+
+
+def wait_for(service: str, port: int | None = None) -> float:
+    """A health check of a service the setup started (the official *_webui_init steps log into it)."""
+    if service == "dagster":
+        port = port or 3000
+        return wait_until(
+            lambda: dagster_ready(port), f"Dagster on :{port}", DAGSTER_TIMEOUT, Path("start_server.log")
+        )
+    if service == "airflow":
+
+        def healthy() -> bool:
+            health = http_json(f"http://127.0.0.1:{AIRFLOW_PORT}/health") or {}
+            return all(health.get(p, {}).get("status") == "healthy" for p in ("metadatabase", "scheduler"))
+
+        return wait_until(
+            healthy, f"Airflow on :{AIRFLOW_PORT}", TIMEOUTS["airflow"], state_dir() / "airflow"
+        )
+    if service == "superset":
+        return wait_until(
+            lambda: http_text(f"http://127.0.0.1:{SUPERSET_PORT}/health") == "OK", f"Superset on :{SUPERSET_PORT}",
+            TIMEOUTS["superset"], state_dir() / "superset" / "superset.log",
+        )  # fmt: skip
+    raise ServiceError(f"unknown service {service!r}")
+
+
+def restart(services: list[dict]) -> dict[str, float]:
+    """Start again, in order, the services `running()` listed (after every process was stopped)."""
+    times: dict[str, float] = {}
+    for item in services:
+        name = item.get("service")
+        if name == "postgres":
+            (state_dir() / "postgres" / "data" / "postmaster.pid").unlink(missing_ok=True)
+            times["postgres"] = start_postgres()
+        elif name == "mariadb":
+            MYSQL_SOCKET.unlink(missing_ok=True)
+            times["mariadb"] = start_mariadb()
+        elif name == "airflow":
+            times["airflow"] = sum(start_airflow(Path(item["project"]), settings=False).values())
+        elif name == "superset":
+            times["superset"] = sum(start_superset().values())
+        elif name == "dagster":
+            times[f"dagster:{dagster_port(item['args'])}"] = start_dagster(
+                item["cwd"], item["args"], item.get("dagster_home", "")
+            )
+        else:
+            raise ServiceError(f"unknown service {name!r}")
+    return times
+
+
 # --- install-time templates -------------------------------------------------------------------------
 
 
@@ -543,6 +694,12 @@ def main(argv: list[str]) -> int:
                 stop_superset()
             case ["stop", "postgres"]:
                 stop_postgres()
+            case ["running"]:
+                print(json.dumps(running()))
+            case ["restart", listed]:
+                print(json.dumps(restart(json.loads(listed))))
+            case ["wait", service]:
+                print(json.dumps({service: wait_for(service)}))
             case _:
                 print(__doc__, file=sys.stderr)
                 return 2

@@ -1,0 +1,81 @@
+"""Dagster, Airflow and Superset tasks (issue 25): which tasks the loader supports, what a sandbox with
+services holds, and an official Superset task run through the real services (idle: 0; the agent's
+REST actions: 1). The live test needs scripts/setup-apps.sh's environments and the shared tasks."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from helpers import shared_folder
+
+from daharness.core.runlog import ScoringSettings
+from daharness.core.task import ReferenceSolution
+from daharness.families.workflow import apps, limits
+from daharness.families.workflow.validate import IdleAgent
+from daharness.sandbox.service_mounts import passwd
+
+DESKTOP_TASKS = shared_folder() / "spider2v-desktop"
+SOLUTIONS = Path(__file__).parent / "app_solutions"
+SUPERSET_TASK = "77df6495-2dd5-4318-a358-eb9b5ffb6671"
+
+
+def test_code_calling_a_web_api_makes_a_task_unsupported(tmp_path: Path) -> None:
+    (tmp_path / "assets.py").write_text('requests.get("https://api.nasa.gov/planetary/apod")\n')
+    assert "api.nasa.gov" in (limits.web_api_need(tmp_path, "Load the pictures.") or "")
+    (tmp_path / "assets.py").write_text("# see https://docs.dagster.io\nx = 1\n")
+    assert limits.web_api_need(tmp_path, "Load the pictures.") is None
+    assert "wttr.in" in (limits.web_api_need(tmp_path, "Use the http://wttr.in API.") or "")
+
+
+def test_checks_may_ask_the_services_but_not_a_server_of_the_agent(tmp_path: Path) -> None:
+    script = tmp_path / "eval.sh"
+    script.write_text("docker exec -i web airflow dags list\ncurl -s http://localhost:8088/api/v1/dataset/\n")
+    assert limits.script_need(script, services=apps.SERVICE_PORTS) is None
+    assert limits.script_need(script) is not None  # no services: Docker and localhost are out of reach
+    script.write_text("curl -s http://localhost:8004/locations\n")
+    assert "localhost:8004" in (limits.script_need(script, services=apps.SERVICE_PORTS) or "")
+
+
+def test_the_sandbox_user_is_named_as_on_the_vm() -> None:
+    lines = passwd("user", 123456, "/home/user").decode().splitlines()
+    assert lines[-1] == "user:x:123456:123456:user:/home/user:/bin/bash"
+    assert sum(line.split(":")[2] == "123456" for line in lines) == 1
+
+
+def _missing() -> str | None:
+    if not (DESKTOP_TASKS / "examples" / "superset").is_dir():
+        return f"the shared Spider2-V desktop tasks ({DESKTOP_TASKS}) are not here"
+    return apps.missing("superset")
+
+
+@pytest.fixture(scope="module")
+def superset_task():
+    if reason := _missing():
+        pytest.skip(reason)
+    from daharness.families.workflow.loader import spider2v_suite
+
+    suite = spider2v_suite(DESKTOP_TASKS / "examples" / "superset", {})
+    return next(task for task in suite.tasks if task.id == SUPERSET_TASK)
+
+
+def _score(task, agent) -> float:
+    import shutil
+
+    from daharness.runs.pipeline import SandboxSettings, solve_and_collect
+    from daharness.scoring import score_submission
+
+    submission, snapshot = solve_and_collect(task, agent, SandboxSettings())
+    try:
+        return score_submission(task, submission, snapshot, ScoringSettings()).value
+    finally:
+        shutil.rmtree(snapshot.root.parent, ignore_errors=True)
+
+
+def test_superset_task_untouched_scores_0_and_the_agents_rest_actions_score_1(superset_task) -> None:
+    from daharness.agents.reference import ReferenceAgent
+
+    assert _score(superset_task, IdleAgent()) == 0.0
+    code = (SOLUTIONS / "superset_77df6495.py").read_text()
+    solved = superset_task.model_copy(update={"reference": ReferenceSolution(language="python", code=code)})
+    assert _score(solved, ReferenceAgent()) == 1.0
