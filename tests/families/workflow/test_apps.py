@@ -4,20 +4,24 @@ REST actions: 1). The live test needs scripts/setup-apps.sh's environments and t
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
 from helpers import shared_folder
 
+from daharness.agents.reference import ReferenceAgent
+from daharness.core.agent import Agent
 from daharness.core.runlog import ScoringSettings
-from daharness.core.task import ReferenceSolution
+from daharness.core.task import ReferenceSolution, Task
 from daharness.families.workflow import apps, limits
 from daharness.families.workflow.validate import IdleAgent
+from daharness.runs.pipeline import SandboxSettings, solve_and_collect
 from daharness.sandbox.service_mounts import passwd
+from daharness.scoring import score_submission
 
 DESKTOP_TASKS = shared_folder() / "spider2v-desktop"
 SOLUTIONS = Path(__file__).parent / "app_solutions"
-SUPERSET_TASK = "77df6495-2dd5-4318-a358-eb9b5ffb6671"
 
 
 def test_code_calling_a_web_api_makes_a_task_unsupported(tmp_path: Path) -> None:
@@ -43,28 +47,29 @@ def test_the_sandbox_user_is_named_as_on_the_vm() -> None:
     assert sum(line.split(":")[2] == "123456" for line in lines) == 1
 
 
-def _missing() -> str | None:
-    if not (DESKTOP_TASKS / "examples" / "superset").is_dir():
-        return f"the shared Spider2-V desktop tasks ({DESKTOP_TASKS}) are not here"
-    return apps.missing("superset")
+LIVE = [  # one official task per application: its setup starts the service, its check asks it
+    ("superset", "77df6495-2dd5-4318-a358-eb9b5ffb6671", "superset_77df6495.py"),
+    ("airflow", "28467077-983e-4848-9ba3-75848872ee1e", "airflow_28467077.sh"),
+    ("dagster", "28b33444-3b68-4147-94a1-5bf6cb276305", "dagster_28b33444.sh"),
+]
 
 
 @pytest.fixture(scope="module")
-def superset_task():
-    if reason := _missing():
-        pytest.skip(reason)
+def desktop_tasks() -> dict[str, Task]:
+    if not (DESKTOP_TASKS / "examples").is_dir():
+        pytest.skip(f"the shared Spider2-V desktop tasks ({DESKTOP_TASKS}) are not here")
     from daharness.families.workflow.loader import spider2v_suite
 
-    suite = spider2v_suite(DESKTOP_TASKS / "examples" / "superset", {})
-    return next(task for task in suite.tasks if task.id == SUPERSET_TASK)
+    return {task.id: task for task in spider2v_suite(DESKTOP_TASKS, {}).tasks}
 
 
-def _score(task, agent) -> float:
-    import shutil
+def _task(tasks: dict[str, Task], app: str, task_id: str) -> Task:
+    if reason := apps.missing(app):
+        pytest.skip(reason)
+    return tasks[task_id]
 
-    from daharness.runs.pipeline import SandboxSettings, solve_and_collect
-    from daharness.scoring import score_submission
 
+def _score(task: Task, agent: Agent) -> float:
     submission, snapshot = solve_and_collect(task, agent, SandboxSettings())
     try:
         return score_submission(task, submission, snapshot, ScoringSettings()).value
@@ -72,10 +77,16 @@ def _score(task, agent) -> float:
         shutil.rmtree(snapshot.root.parent, ignore_errors=True)
 
 
-def test_superset_task_untouched_scores_0_and_the_agents_rest_actions_score_1(superset_task) -> None:
-    from daharness.agents.reference import ReferenceAgent
+def test_untouched_superset_task_scores_0_with_its_service_up(desktop_tasks: dict[str, Task]) -> None:
+    assert _score(_task(desktop_tasks, *LIVE[0][:2]), IdleAgent()) == 0.0
 
-    assert _score(superset_task, IdleAgent()) == 0.0
-    code = (SOLUTIONS / "superset_77df6495.py").read_text()
-    solved = superset_task.model_copy(update={"reference": ReferenceSolution(language="python", code=code)})
+
+@pytest.mark.parametrize(("app", "task_id", "solution"), LIVE, ids=[app for app, _, _ in LIVE])
+def test_the_agents_actions_score_1_through_the_real_service(
+    desktop_tasks: dict[str, Task], app: str, task_id: str, solution: str
+) -> None:
+    code = (SOLUTIONS / solution).read_text()
+    language = "python" if solution.endswith(".py") else "bash"
+    task = _task(desktop_tasks, app, task_id)
+    solved = task.model_copy(update={"reference": ReferenceSolution(language=language, code=code)})
     assert _score(solved, ReferenceAgent()) == 1.0
