@@ -50,6 +50,7 @@ class SandboxAdditions:
     state_dir: str | None = None  # a writable folder that outlives restarts (the services' data)
     links: dict[str, str] = field(default_factory=dict)  # absolute path -> target
     extra_processes: int = 0  # on top of the process limit (servers and their threads)
+    step_timeout_s: float = 0.0  # a step's time limit at least this (a step that starts servers)
 
     @property
     def has_services(self) -> bool:

@@ -88,8 +88,11 @@ class KernelSandbox(SandboxBackend):
             self.limits = dataclasses.replace(
                 self.limits, processes=self.limits.processes + DESKTOP_PROCESSES
             )
-        if extra := sandbox_additions(task).extra_processes:  # a task's services and their threads
+        additions = sandbox_additions(task)
+        if extra := additions.extra_processes:  # a task's services and their threads
             self.limits = dataclasses.replace(self.limits, processes=self.limits.processes + extra)
+        if additions.step_timeout_s > self.limits.step_timeout_s:  # servers that start in a step
+            self.limits = dataclasses.replace(self.limits, step_timeout_s=additions.step_timeout_s)
         self.workspace = Workspace.create(task, process_scratch())
         self.workdir = task.workdir
         self.restarts = 0

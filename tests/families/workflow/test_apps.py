@@ -1,6 +1,7 @@
 """Dagster, Airflow and Superset tasks (issue 25): which tasks the loader supports, what a sandbox with
-services holds, and an official Superset task run through the real services (idle: 0; the agent's
-REST actions: 1). The live test needs scripts/setup-apps.sh's environments and the shared tasks."""
+services holds, and one official task per application run through the real services: untouched it
+scores 0 (Superset), and the agent's actions (REST calls, files and the application's CLI) score 1.
+The live tests need scripts/setup-apps.sh's environments and the shared tasks; they skip without."""
 
 from __future__ import annotations
 

@@ -32,7 +32,7 @@ from daharness.core.runlog import ScoringSettings
 from daharness.core.submission import Note, Submission
 from daharness.core.suite import Suite
 from daharness.core.task import SetupStep, Task
-from daharness.families.workflow.apps import HOME_FILES, app_additions, app_of, conda_sh
+from daharness.families.workflow.apps import APP_STEP_TIMEOUT_S, HOME_FILES, app_additions, app_of, conda_sh
 from daharness.families.workflow.apps import services as app_services
 from daharness.families.workflow.checks import (
     agent_files_at_check_paths,
@@ -105,7 +105,7 @@ class WorkflowFamily(FamilyBase):
                 env.sandbox.write_file(name, text)
             app_services.start_database(env.sandbox, app)
         for step in task.setup:
-            run_step(env.sandbox, step)
+            run_step(env.sandbox, step, timeout=step_timeout(task))
         if app:
             app_services.note_running(env.sandbox, env.scratch)
         keep_setup_state(task, env.sandbox, env.scratch)
@@ -128,9 +128,11 @@ class WorkflowFamily(FamilyBase):
             submission.trajectory.append(Note(text="services started again for the checks", data={
                 "ok": ok, "output": output[-2000:]}))  # fmt: skip
         for raw in task.gold.data.get("postconfig", []):
-            run_step(box, SetupStep.model_validate(raw), in_place=False)
+            run_step(box, SetupStep.model_validate(raw), in_place=False, timeout=step_timeout(task))
         for script in task.gold.data.get("scripts", []):
-            observation = run_script(box, Path(script["source"]), script["dest"], in_place=False)
+            observation = run_script(
+                box, Path(script["source"]), script["dest"], in_place=False, timeout=step_timeout(task)
+            )
             outputs[script["dest"]] = observation.stdout
             submission.trajectory.append(
                 Note(text=f"check script {script['dest']}", data={
@@ -167,7 +169,14 @@ class WorkflowFamily(FamilyBase):
         )
 
 
-def run_step(box: SandboxBackend, step: SetupStep, *, in_place: bool = True) -> None:
+def step_timeout(task: Task) -> float | None:
+    """An application's scripts start servers and CLIs that load its code: more than a step's default."""
+    return APP_STEP_TIMEOUT_S if app_of(task) else None
+
+
+def run_step(
+    box: SandboxBackend, step: SetupStep, *, in_place: bool = True, timeout: float | None = None
+) -> None:
     """One setup or postconfig step: a script or a command runs in the home, a file is copied there,
     a service's health is waited for (an application's `*_webui_init`); other desktop steps do nothing."""
     if step.kind == "copy":
@@ -181,23 +190,25 @@ def run_step(box: SandboxBackend, step: SetupStep, *, in_place: bool = True) -> 
     if step.kind != "command":
         return
     if "script" in step.args:
-        run_script(box, Path(step.args["script"]), step.args["dest"], in_place=in_place)
+        run_script(box, Path(step.args["script"]), step.args["dest"], in_place=in_place, timeout=timeout)
     else:
         argv = step.args.get("argv", "")
-        box.bash(f"cd ~ && {shlex.join(map(str, argv)) if isinstance(argv, list) else argv}")
+        box.bash(f"cd ~ && {shlex.join(map(str, argv)) if isinstance(argv, list) else argv}", timeout=timeout)
 
 
-def run_script(box: SandboxBackend, source: Path, dest: str, *, in_place: bool = True) -> Any:
+def run_script(
+    box: SandboxBackend, source: Path, dest: str, *, in_place: bool = True, timeout: float | None = None
+) -> Any:
     """Run a script of the task with bash in the home: copied there at `dest` first (a setup script, as
     the official VM leaves it), or, `in_place=False` for the checks, given to bash as its text, so that
     nothing in the home can replace it or change it while it runs."""
     text = source.read_text(encoding="utf-8")
     if not in_place:
-        return box.bash(f"cd ~ && /bin/bash -c {shlex.quote(text)} {shlex.quote(dest)}")
+        return box.bash(f"cd ~ && /bin/bash -c {shlex.quote(text)} {shlex.quote(dest)}", timeout=timeout)
     written = box.write_file(dest, text)
     if not written.ok:
         return written
-    return box.bash(f"cd ~ && /bin/bash {shlex.quote(dest)}")
+    return box.bash(f"cd ~ && /bin/bash {shlex.quote(dest)}", timeout=timeout)
 
 
 def workflow_figures(records: list[SampleRecord]) -> dict[str, Any] | None:

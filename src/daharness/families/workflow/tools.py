@@ -16,6 +16,8 @@ import shutil
 import tempfile
 from pathlib import Path
 
+from daharness.families.workflow.apps import conda_sh
+
 _NO_OP = "#!/bin/sh\n# a desktop application: there is no screen in the sandbox, so it does nothing\nexit 0\n"
 GUI_LAUNCHERS = (
     "gnome-terminal", "code", "google-chrome", "chromium", "chromium-browser", "firefox", "xdg-open", "nautilus",
@@ -62,8 +64,6 @@ def conda_home(*, apps: bool = False) -> Path:
     """A stand-in of `~/anaconda3` for the checks: the files scripts source define nothing, its `conda`
     is the stand-in command (made once per process, removed at exit). `apps`: its `conda.sh` defines
     the `conda` that activates the applications' environments (Dagster, Airflow, Superset tasks)."""
-    from daharness.families.workflow.apps import conda_sh
-
     files = {
         "etc/profile.d/conda.sh": conda_sh() if apps else _SOURCED, "bin/activate": _SOURCED, "bin/deactivate": _SOURCED,
         "bin/conda": _CONDA, "condabin/conda": _CONDA,

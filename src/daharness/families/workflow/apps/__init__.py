@@ -46,6 +46,7 @@ HOME_FILES = {
         )
     },
 }
+APP_STEP_TIMEOUT_S = 600.0  # a setup or check script: servers start, CLIs load the project's code
 # servers and their threads: Airflow's scheduler, executor and webserver, Dagster's code servers
 EXTRA_PROCESSES = 512
 
@@ -93,6 +94,7 @@ def app_additions(app: str, base: SandboxAdditions, workdir: str) -> SandboxAddi
         state_dir=STATE_DIR,
         links={"/var/run": "/run", "/var/lib/mysql-files": f"{STATE_DIR}/mysql-files"},
         extra_processes=EXTRA_PROCESSES,
+        step_timeout_s=APP_STEP_TIMEOUT_S,
     )
 
 

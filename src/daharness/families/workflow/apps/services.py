@@ -24,15 +24,14 @@ from pathlib import Path
 
 from daharness.core.backend import SandboxBackend
 from daharness.core.errors import InfrastructureError
-from daharness.families.workflow.apps import DATABASES
+from daharness.families.workflow.apps import APP_STEP_TIMEOUT_S, DATABASES
 
 _RUNNING = "app-services.json"
 _SERVICES = 'python3 "$(command -v appservices.py)"'
-_TIMEOUT_S = 300.0
 
 
 def _run(box: SandboxBackend, arguments: str) -> tuple[bool, str]:
-    observation = box.bash(f"cd ~ && {_SERVICES} {arguments}", timeout=_TIMEOUT_S)
+    observation = box.bash(f"cd ~ && {_SERVICES} {arguments}", timeout=APP_STEP_TIMEOUT_S)
     ok = observation.exit_status == 0 and not observation.timed_out and observation.error is None
     return ok, (observation.stdout if ok else (observation.stderr or observation.stdout)).strip()
 
