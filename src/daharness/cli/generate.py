@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -10,7 +12,9 @@ import typer
 from daharness.cli.app import app
 from daharness.cli.options import DebugOption, err, out
 from daharness.core.errors import UserError
+from daharness.core.jsonl import read_journal
 
+JOURNAL = "review.jsonl"  # each family's generator keeps its journal under this name
 generate_app = typer.Typer(help="Generate a suite from your own tables.", no_args_is_help=True)
 app.add_typer(generate_app, name="generate")
 
@@ -49,6 +53,22 @@ def _client(model: str, base_url: str | None, models_file: Path | None, temperat
     return ModelClient(settings, cache_mode="off")  # independent solutions: never the same reply twice
 
 
+@contextmanager
+def _progress(what: str, total: int, out_dir: Path, client: Any) -> Iterator[Callable[[Any], None]]:
+    """A bar of the items done (a resumed generation starts at those in its journal) and the tokens used."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+    columns = (TextColumn(what), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[tokens]}"))
+    with Progress(*columns, console=err) as progress:
+        bar = progress.add_task(what, total=total, tokens="", completed=len(read_journal(out_dir / JOURNAL)))
+
+        def advance(entry: Any) -> None:
+            used = client.usage
+            progress.update(bar, advance=1, tokens=f"{used.prompt_tokens + used.completion_tokens} tokens")
+
+        yield advance
+
+
 def _check_sandbox(sandbox: str) -> None:
     from daharness.sandbox import UNSAFE_BACKEND, UNSAFE_WARNING, check_backend
 
@@ -80,14 +100,10 @@ def closed_form(
     debug: DebugOption = False,
 ) -> None:
     """Questions per table, concept and level; answers fixed by agreeing solutions run in the sandbox."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
-
     from daharness.families.closed_form import (
         CONCEPTS,
-        JOURNAL,
         GenerationSettings,
         generate_closed_form,
-        read_journal,
         summary,
     )
 
@@ -102,21 +118,37 @@ def closed_form(
     client = _client(model, base_url, models_file, temperature)
     settings = GenerationSettings(tables, out_dir, per_table, chosen, solutions, agree or solutions, sandbox)
     total = len(list(tables.glob("*.csv"))) * per_table
-    columns = (
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TextColumn("{task.fields[tokens]}"),
-    )
-    with Progress(*columns, console=err) as progress:
-        bar = progress.add_task("questions", total=total, tokens="")
-        progress.update(bar, completed=len(read_journal(out_dir / JOURNAL)))  # a resumed generation
-
-        def advance(entry: dict[str, Any]) -> None:
-            used = client.usage
-            progress.update(bar, advance=1, tokens=f"{used.prompt_tokens + used.completion_tokens} tokens")
-
+    with _progress("questions", total, out_dir, client) as advance:
         entries = generate_closed_form(settings, client, advance)
     for line in summary(entries):
         out.print(line)
     out.print(f"suite: {out_dir} (review: {out_dir / 'review.html'}, {out_dir / JOURNAL})")
+
+
+@generate_app.command("interactive")
+def interactive(
+    tables: TablesOption,
+    model: ModelOption,
+    out_dir: OutOption,
+    base_url: BaseUrlOption = None,
+    models_file: ModelsFileOption = None,
+    dialogues: Annotated[int, typer.Option("--dialogues", min=1, help="Dialogues to write.")] = 2,
+    turns: Annotated[int, typer.Option("--turns", min=1, help="Turns tried per dialogue.")] = 6,
+    temperature: TemperatureOption = 0.7,
+    sandbox: SandboxOption = "bwrap",
+    debug: DebugOption = False,
+) -> None:
+    """Tapilot-Crossing's Decision Company loop: a client persona asks, a data scientist answers with code
+    run in the sandbox; normal, clarification, plot, insight-mining, plot-QA and best-guess turns."""
+    from daharness.families.interactive import DialogueSettings, dialogue_summary, generate_interactive
+
+    if not tables.is_dir():
+        raise UserError(f"--tables: {tables} is not a folder")
+    _check_sandbox(sandbox)
+    client = _client(model, base_url, models_file, temperature)
+    settings = DialogueSettings(tables, out_dir, dialogues, turns, sandbox)
+    with _progress("dialogues", dialogues, out_dir, client) as advance:
+        entries = generate_interactive(settings, client, advance)
+    for line in dialogue_summary(entries):
+        out.print(line)
+    out.print(f"suite: {out_dir} (review: {out_dir / JOURNAL})")

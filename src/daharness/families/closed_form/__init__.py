@@ -11,7 +11,6 @@ from daharness.families.closed_form.generate import (
     CONCEPTS,
     JOURNAL,
     generate_closed_form,
-    read_journal,
     summary,
 )
 from daharness.families.closed_form.generate import Settings as GenerationSettings
@@ -25,7 +24,6 @@ __all__ = [
     "generate_closed_form",
     "official_analysis",
     "print_dabench",
-    "read_journal",
     "rescore_dabench",
     "summary",
 ]

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import html
 import json
-import os
 import re
 import shutil
 from collections import Counter
@@ -27,6 +26,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from daharness.core.errors import UserError
+from daharness.core.jsonl import append_journal, read_journal, write_atomic
 from daharness.core.limits import Limits
 from daharness.core.task import Task
 from daharness.families.closed_form.damage import damaged_answers, written
@@ -264,18 +264,15 @@ def generate_closed_form(
     entries = read_journal(out / JOURNAL)
     done = {entry["id"] for entry in entries}
     descriptions = {name: describe_table(settings.tables / name) for name in tables}
-    with (out / JOURNAL).open("a", encoding="utf-8") as journal:
-        for slot in plan(tables, settings.per_table, settings.concepts):
-            if slot.id in done:
-                continue
-            entry = _one_item(slot, descriptions[slot.table], settings, client, entries)
-            journal.write(json.dumps(entry) + "\n")
-            journal.flush()
-            os.fsync(journal.fileno())
-            entries.append(entry)
-            write_suite(out, entries)
-            if on_item is not None:
-                on_item(entry)
+    for slot in plan(tables, settings.per_table, settings.concepts):
+        if slot.id in done:
+            continue
+        entry = _one_item(slot, descriptions[slot.table], settings, client, entries)
+        append_journal(out / JOURNAL, entry)
+        entries.append(entry)
+        write_suite(out, entries)
+        if on_item is not None:
+            on_item(entry)
     write_suite(out, entries)
     return entries
 
@@ -356,7 +353,7 @@ def _prepare(settings: Settings, tables: list[str], model: str) -> None:
     (out / "tables").mkdir(parents=True, exist_ok=True)
     for name in tables:
         shutil.copyfile(settings.tables / name, out / "tables" / name)
-    _write_atomic(recorded, json.dumps({**wanted, "model": model}, indent=2) + "\n")
+    write_atomic(recorded, json.dumps({**wanted, "model": model}, indent=2) + "\n")
     manifest = {
         "name": out.name,
         "version": 1,
@@ -368,26 +365,7 @@ def _prepare(settings: Settings, tables: list[str], model: str) -> None:
         "tables": "tables",
         "solutions": "solutions",
     }
-    _write_atomic(out / "suite.json", json.dumps(manifest, indent=2) + "\n")
-
-
-def read_journal(path: Path) -> list[dict[str, Any]]:
-    """The finished items; a last line cut short by a crash is dropped (its item runs again)."""
-    if not path.is_file():
-        return []
-    text = path.read_text(encoding="utf-8")
-    lines = text.split("\n")
-    if lines[-1]:  # no newline at the end: the write was cut
-        path.write_text("\n".join(lines[:-1]) + ("\n" if len(lines) > 1 else ""), encoding="utf-8")
-    entries = []
-    for number, line in enumerate(lines[:-1], start=1):
-        try:
-            entries.append(json.loads(line))
-        except json.JSONDecodeError:
-            raise UserError(
-                f"{path}, line {number}: not JSON; remove the line to generate it again"
-            ) from None
-    return entries
+    write_atomic(out / "suite.json", json.dumps(manifest, indent=2) + "\n")
 
 
 def write_suite(out: Path, entries: list[dict[str, Any]]) -> None:
@@ -396,18 +374,12 @@ def write_suite(out: Path, entries: list[dict[str, Any]]) -> None:
     (out / "solutions").mkdir(exist_ok=True)
     for entry in kept:
         code = entry["solutions"][entry["reference"]]["code"]
-        _write_atomic(out / "solutions" / f"{entry['id']}.py", code)
+        write_atomic(out / "solutions" / f"{entry['id']}.py", code)
     questions = "".join(json.dumps(entry["row"]) + "\n" for entry in kept)
     labels = "".join(json.dumps({"id": e["id"], "common_answers": e["labels"]}) + "\n" for e in kept)
-    _write_atomic(out / "questions.jsonl", questions)
-    _write_atomic(out / "labels.jsonl", labels)
-    _write_atomic(out / "review.html", review_html(entries))
-
-
-def _write_atomic(path: Path, text: str) -> None:
-    partial = path.with_name(path.name + ".partial")
-    partial.write_text(text, encoding="utf-8")
-    partial.replace(path)
+    write_atomic(out / "questions.jsonl", questions)
+    write_atomic(out / "labels.jsonl", labels)
+    write_atomic(out / "review.html", review_html(entries))
 
 
 def summary(entries: list[dict[str, Any]]) -> Iterator[str]:
