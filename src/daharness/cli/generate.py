@@ -10,7 +10,7 @@ from typing import Annotated, Any
 import typer
 
 from daharness.cli.app import app
-from daharness.cli.options import DebugOption, err, out
+from daharness.cli.options import INFRASTRUCTURE_EXIT, DebugOption, err, error_line, out
 from daharness.core.errors import UserError
 from daharness.core.jsonl import read_journal
 
@@ -69,6 +69,19 @@ def _progress(what: str, total: int, out_dir: Path, client: Any) -> Iterator[Cal
         yield advance
 
 
+@contextmanager
+def _model_outage() -> Iterator[None]:
+    """The model failing after its retries stops the generation with one line and exit 3; what is done is
+    in the journal, and the same command goes on."""
+    from daharness.models import ModelError
+
+    try:
+        yield
+    except ModelError as exc:
+        error_line(f"{exc}; finished items are kept: run the same command again to go on")
+        raise typer.Exit(INFRASTRUCTURE_EXIT) from None
+
+
 def _check_sandbox(sandbox: str) -> None:
     from daharness.sandbox import UNSAFE_BACKEND, UNSAFE_WARNING, check_backend
 
@@ -118,7 +131,7 @@ def closed_form(
     client = _client(model, base_url, models_file, temperature)
     settings = GenerationSettings(tables, out_dir, per_table, chosen, solutions, agree or solutions, sandbox)
     total = len(list(tables.glob("*.csv"))) * per_table
-    with _progress("questions", total, out_dir, client) as advance:
+    with _progress("questions", total, out_dir, client) as advance, _model_outage():
         entries = generate_closed_form(settings, client, advance)
     for line in summary(entries):
         out.print(line)
@@ -147,7 +160,7 @@ def interactive(
     _check_sandbox(sandbox)
     client = _client(model, base_url, models_file, temperature)
     settings = DialogueSettings(tables, out_dir, dialogues, turns, sandbox)
-    with _progress("dialogues", dialogues, out_dir, client) as advance:
+    with _progress("dialogues", dialogues, out_dir, client) as advance, _model_outage():
         entries = generate_interactive(settings, client, advance)
     for line in dialogue_summary(entries):
         out.print(line)
