@@ -10,12 +10,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from sample_runs import PLOT, SUITE, react_run
+from sample_runs import PLOT, SUITE
 
 
 @pytest.fixture(scope="module")
-def run_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return react_run(tmp_path_factory.mktemp("sft") / "run", count=3)  # task 0 answered wrong
+def run_dir(react_export_run: Path) -> Path:
+    return react_export_run  # tasks 0 and 3 answered wrong, and a dialogue sample that scored 0.5
 
 
 def _export(run: Path, out: Path, *extra: str) -> subprocess.CompletedProcess[str]:
@@ -31,7 +31,7 @@ def test_examples_hold_the_conversation_with_tool_calls(run_dir: Path, tmp_path:
     done = _export(run_dir, tmp_path / "all.jsonl")
     assert done.returncode == 0, done.stderr
     examples = {e["metadata"]["id"]: e for e in _lines(tmp_path / "all.jsonl")}
-    assert sorted(examples) == sorted(task.id for task in SUITE.tasks[:3])
+    assert sorted(examples) == sorted([*(task.id for task in SUITE.tasks[:4]), "dialogue-1"])
     task = SUITE.tasks[1]
     example = examples[task.id]
     roles = [m["role"] for m in example["messages"]]
@@ -54,13 +54,25 @@ def test_examples_hold_the_conversation_with_tool_calls(run_dir: Path, tmp_path:
     assert examples[SUITE.tasks[0].id]["metadata"]["score"] == 0.0
 
 
+def test_the_users_later_turns_are_user_messages(run_dir: Path, tmp_path: Path) -> None:
+    assert _export(run_dir, tmp_path / "all.jsonl").returncode == 0
+    dialogue = next(e for e in _lines(tmp_path / "all.jsonl") if e["metadata"]["id"] == "dialogue-1")
+    assert dialogue["messages"] == [
+        {"role": "user", "content": "Which column?"},  # the prompt, which holds the first user turn
+        {"role": "assistant", "content": "Do you mean in the raw file?"},
+        {"role": "user", "content": "Yes, the raw file."},
+        {"role": "assistant", "content": "The column `income`."},
+    ]
+    assert dialogue["tools"] == [] and dialogue["metadata"]["family"] == "interactive"
+
+
 def test_min_score_keeps_only_the_right_answers(run_dir: Path, tmp_path: Path) -> None:
     done = _export(run_dir, tmp_path / "right.jsonl", "--min-score", "1")
     assert done.returncode == 0, done.stderr
     assert "wrote 2 examples" in done.stdout
     assert [e["metadata"]["id"] for e in _lines(tmp_path / "right.jsonl")] == sorted(
         task.id for task in SUITE.tasks[1:3]
-    )
+    )  # the wrong answers (tasks 0 and 3) and the dialogue (0.5) are left out
 
 
 def test_not_a_run_is_one_line_and_exit_2(tmp_path: Path) -> None:

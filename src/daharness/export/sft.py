@@ -4,7 +4,8 @@ One JSON object per scored sample whose score reaches `min_score`: `messages` in
 (the system and user prompt the agent first sent, each model reply as an assistant message, each sandbox
 action as that reply's tool call with its observation as the `tool` message, the user's later turns),
 `tools` (the functions those calls name), and the sample's metadata (id, suite, family, score, model,
-level, concepts, category, epoch). Samples that failed in the harness are never examples.
+level, concepts, category, epoch). Samples that failed in the harness, and those no model call made (the
+reference agent's), are never examples.
 """
 
 from __future__ import annotations
@@ -50,13 +51,9 @@ def chat_messages(trajectory: TrajectoryFile) -> list[dict[str, Any]]:
                 messages.append({"role": "assistant", "content": None, "tool_calls": [call]})
             content = observation_text(step.observation) or "(no output)"
             messages.append({"role": "tool", "tool_call_id": call["id"], "content": content})
-        elif isinstance(step, UserTurn) and not (messages and messages[-1] == _user(step.content)):
-            messages.append(_user(step.content))
+        elif isinstance(step, UserTurn) and (first_call is None or steps.index(first_call) < number):
+            messages.append({"role": "user", "content": step.content})  # turns before it are in its prompt
     return messages
-
-
-def _user(content: str) -> dict[str, Any]:
-    return {"role": "user", "content": content}
 
 
 def tools_of(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -92,11 +89,9 @@ def examples(run: RunDir, min_score: float | None = None) -> Iterator[dict[str, 
         if not _chosen(record, min_score):
             continue
         trajectory = run.read_trajectory(record.key)
-        if trajectory is None:
-            continue
+        if trajectory is None or not any(isinstance(step, ModelCall) for step in trajectory.steps):
+            continue  # no model wrote it (the reference agent's runs): nothing to learn from
         messages = chat_messages(trajectory)
-        if not any(m["role"] == "assistant" for m in messages):
-            continue
         yield {
             "messages": messages,
             "tools": tools_of(messages),
