@@ -1,6 +1,7 @@
 """`daharness generate interactive` against the scripted model server, on two real tables of the built-in
 suites (iris, wine). Two dialogues of three turns (normal, insight mining, clarification); the data
-scientist's second reply in the wine dialogue is not JSON and that turn is dropped. The suite must pass
+scientist's second reply in the wine dialogue is not JSON, and its third names a column the table lacks:
+both turns are dropped. The suite must pass
 `validate` and score 100% with the reference agent."""
 
 from __future__ import annotations
@@ -44,7 +45,7 @@ ANSWERS = {
              "counts = wine['cultivar'].value_counts().sort_index()\nprint(counts)\n",
              "results": [{"type": "series", "name": "counts"}]},
     (2, 2): "The most common one is class_1, I am quite sure.",
-    (2, 3): {"code": "strong = wine.loc[wine['alcohol'] > 14, ['cultivar', 'alcohol']]\nn_strong = len(strong)\n",
+    (2, 3): {"code": "strong = wine.loc[wine['alcool'] > 14, ['cultivar', 'alcohol']]\nn_strong = len(strong)\n",
              "results": [{"type": "dataframe", "name": "strong"}, {"type": "scalar", "name": "n_strong"}]},
 }  # fmt: skip
 
@@ -82,7 +83,7 @@ def generated(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
 def test_two_dialogues_with_their_turn_types_and_a_dropped_turn(generated: dict[str, Any]) -> None:
     done, out = generated["done"], generated["out"]
     assert done.returncode == 0, done.stderr
-    assert "2 of 2 dialogues, 5 of 6 turns kept" in done.stdout
+    assert "2 of 2 dialogues, 4 of 6 turns kept" in done.stdout
     first = json.loads((out / "dialogues" / "d1.json").read_text())
     assert (first["user"], first["tables"]) == ("botanist", ["iris.csv"])
     kinds = [(t.get("answer_type", "code"), t.get("action")) for t in first["turns"]]
@@ -90,10 +91,13 @@ def test_two_dialogues_with_their_turn_types_and_a_dropped_turn(generated: dict[
     assert first["turns"][1]["answer"] == "C"  # virginica, computed by running the code
     assert first["turns"][2]["clarification"].startswith("Flowers with petals longer than 6 cm")
     second = json.loads((out / "dialogues" / "d2.json").read_text())
-    assert [t["query"] for t in second["turns"]] == [REQUESTS[(2, 1)]["query"], REQUESTS[(2, 3)]["query"]]
+    assert [t["query"] for t in second["turns"]] == [REQUESTS[(2, 1)]["query"]]
     journal = [json.loads(line) for line in (out / "review.jsonl").read_text().splitlines()]
     dropped = [(e["number"], a["turn"], a["reason"]) for e in journal for a in e["tried"] if not a["kept"]]
-    assert dropped == [(2, 2, "malformed: the data scientist's reply holds no JSON object")]
+    assert dropped == [
+        (2, 2, "malformed: the data scientist's reply holds no JSON object"),
+        (2, 3, "the code fails: KeyError: 'alcool'"),
+    ]
 
 
 def test_the_generated_dialogues_validate_and_their_references_score_everything(
@@ -109,5 +113,5 @@ def test_the_generated_dialogues_validate_and_their_references_score_everything(
     assert done.returncode == 0, done.stderr
     records = [json.loads(line) for line in (run / "samples.jsonl").read_text().splitlines()]
     assert sorted((r["id"], r["score"]["value"]) for r in records) == [
-        ("d1-01", 1.0), ("d1-02", 1.0), ("d1-03", 1.0), ("d2-01", 1.0), ("d2-02", 1.0)
+        ("d1-01", 1.0), ("d1-02", 1.0), ("d1-03", 1.0), ("d2-01", 1.0)
     ]  # fmt: skip
