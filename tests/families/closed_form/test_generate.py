@@ -106,7 +106,8 @@ def _generate(base_url: str, tables: Path, out: Path) -> list[str]:
 
 def _journal(out: Path) -> list[dict[str, Any]]:
     path = out / "review.jsonl"
-    return [json.loads(line) for line in path.read_text().splitlines()] if path.is_file() else []
+    lines = path.read_text().split("\n")[:-1] if path.is_file() else []  # whole lines: one may be in writing
+    return [json.loads(line) for line in lines]
 
 
 @pytest.fixture(scope="module")
@@ -189,3 +190,77 @@ def test_a_folder_generated_with_other_settings_is_refused(generated: dict[str, 
     refused = subprocess.run(command, capture_output=True, text=True, check=False)
     assert refused.returncode == 2
     assert "generated with another per-table (2)" in refused.stderr
+
+
+# ---- the rules on their own (no model, no sandbox) ------------------------------------------------------
+
+
+def _question_task() -> Any:
+    from daharness.families.closed_form.generate import Slot, parse_question
+    from daharness.families.closed_form.loader import _to_task
+
+    row, why = parse_question(
+        QUESTIONS[0], Slot(0, "iris.csv", "Summary Statistics", "easy"), ("Summary Statistics",)
+    )
+    assert why == "" and row is not None
+    return row, _to_task(row, TABLES / "iris.csv", [], [], "test", None)
+
+
+def test_solutions_that_never_read_the_table_are_not_run_and_leave_the_question_unanswerable() -> None:
+    from daharness.families.closed_form.generate import agreement, run_solutions
+
+    _, task = _question_task()
+    constant = "print('@mean_sepal_length[5.84] @std_sepal_length[0.83]')\n"
+    runs = run_solutions(task, [constant] * 3, "no-such-backend", None)  # never opens a sandbox
+    assert [run["problem"] for run in runs] == ["it never names iris.csv"] * 3
+    chosen, agreed, why = agreement(task, runs, 2)
+    assert (chosen, agreed) == (None, 0)
+    assert why.startswith(
+        "unanswerable: 0 of 3 solutions gave every answer (solution 1: it never names iris.csv"
+    )
+
+
+def test_agreement_is_at_the_labels_precision_and_counts_the_majority() -> None:
+    from daharness.families.closed_form.generate import agreement
+
+    _, task = _question_task()
+    runs = [
+        {"answers": [["mean_sepal_length", "5.8433"], ["std_sepal_length", "0.8281"]], "problem": ""},
+        {"answers": [["mean_sepal_length", "5.84"], ["std_sepal_length", "0.83"]], "problem": ""},
+        {"answers": [["mean_sepal_length", "5.85"], ["std_sepal_length", "0.83"]], "problem": ""},
+    ]
+    assert agreement(task, runs, 2) == (1, 2, "")  # 5.8433 matches the label 5.84, not the other way round
+    chosen, agreed, why = agreement(task, runs, 3)
+    assert (chosen, agreed) == (None, 2) and why.startswith("solutions disagree: 2 of 3 agree, 3 needed")
+
+
+@pytest.mark.parametrize(
+    ("reply", "why"),
+    [
+        ('{"question": "What is the mean petal width?", "format": "the mean", "concepts": ["Summary Statistics"], "level": "easy"}',
+         "format invalid: it names no answer as @name[value]"),
+        ('{"question": "What is the mean petal width?", "format": "@m[x] @m[y]", "concepts": ["Summary Statistics"], "level": "easy"}',
+         "format invalid: an answer name is used twice"),
+        ('{"question": "What is the mean petal width?", "format": "@m[x]", "concepts": ["Astrology"], "level": "easy"}',
+         "format invalid: unknown concept 'Astrology'"),
+        ('{"question": "What is the mean petal width?", "format": "@m[x]", "concepts": ["Summary Statistics"]}',
+         "malformed: field level: Field required"),
+        ('{"question": "What is the mean', "malformed: the reply holds no JSON object"),
+    ],
+)  # fmt: skip
+def test_malformed_and_invalid_questions_are_dropped_with_the_reason(reply: str, why: str) -> None:
+    from daharness.families.closed_form.generate import Slot, parse_question
+
+    assert parse_question(
+        reply, Slot(0, "iris.csv", "Summary Statistics", "easy"), ("Summary Statistics",)
+    ) == (None, why)
+
+
+def test_answers_written_in_the_question_are_trivial() -> None:
+    from daharness.families.closed_form.generate import filter_kept
+
+    row, task = _question_task()
+    row = {**row, "constraints": "The mean is 5.84 and the deviation 0.83; report them."}
+    labels = [("mean_sepal_length", "5.84"), ("std_sepal_length", "0.83")]
+    assert filter_kept(row, labels, task) == "trivial: every answer is written in the question"
+    assert filter_kept({**row, "constraints": ""}, labels, task) == ""

@@ -175,16 +175,27 @@ def code_of(reply: str) -> str:
 
 def run_solutions(task: Task, codes: list[str], backend: str, limits: Limits | None) -> list[dict[str, Any]]:
     """Each program in a fresh namespace of one sandbox holding the table; what it printed, and which of
-    the format's answers it gave. A program that changes the table spoils the ones after it, so it fails."""
+    the format's answers it gave. A program that never names the table is not run (printed constants
+    agree with each other, not with the data); one that changes the table spoils the ones after it, so
+    it fails."""
     from daharness.sandbox import open_sandbox
 
-    runs: list[dict[str, Any]] = []
+    table = task.files[0].path
+    runs = [
+        {"code": code, "stdout": "", "problem": "" if table in code else f"it never names {table}"}
+        for code in codes
+    ]
+    if all(run["problem"] for run in runs):
+        return runs
     with open_sandbox(backend, task, limits) as sandbox:
-        for number, code in enumerate(codes, start=1):
-            cell = f"exec(compile({code!r}, 'solution_{number}.py', 'exec'), {{'__name__': '__main__'}})"
+        for number, run in enumerate(runs, start=1):
+            if run["problem"]:
+                continue
+            cell = (
+                f"exec(compile({run['code']!r}, 'solution_{number}.py', 'exec'), {{'__name__': '__main__'}})"
+            )
             observation = sandbox.python(cell)
-            run: dict[str, Any] = {"code": code, "stdout": observation.stdout[-4000:], "problem": ""}
-            table = task.files[0].path
+            run["stdout"] = observation.stdout[-4000:]
             if not observation.ok:
                 error = observation.error
                 run["problem"] = f"{error.name}: {error.value}" if error else "it failed"
@@ -200,17 +211,16 @@ def run_solutions(task: Task, codes: list[str], backend: str, limits: Limits | N
                     run["problem"] = f"several values for {', '.join(repeated)}"
                 else:
                     run["answers"] = [[name, given[name][-1].strip()] for name in task.answer_format.names]
-            runs.append(run)
     return runs
 
 
-def agreement(task: Task, runs: list[dict[str, Any]], needed: int) -> tuple[int | None, str]:
-    """The run whose answers as labels the most other runs match (normalized rule: the precision the
-    label is written with) and None or why the question is dropped."""
+def agreement(task: Task, runs: list[dict[str, Any]], needed: int) -> tuple[int | None, int, str]:
+    """The run whose answers as labels the most runs match (normalized rule: the precision the label is
+    written with), how many match it, and why the question is dropped ('' when it is not)."""
     good = [index for index, run in enumerate(runs) if "answers" in run]
     if len(good) < needed:
         why = "; ".join(f"solution {i + 1}: {run['problem']}" for i, run in enumerate(runs) if run["problem"])
-        return None, f"unanswerable: {len(good)} of {len(runs)} solutions gave every answer ({why})"
+        return None, 0, f"unanswerable: {len(good)} of {len(runs)} solutions gave every answer ({why})"
     best, best_count = good[0], 0
     for index in good:
         labelled = task.model_copy(
@@ -223,8 +233,12 @@ def agreement(task: Task, runs: list[dict[str, Any]], needed: int) -> tuple[int 
         shown = "; ".join(
             f"solution {i + 1}: " + ", ".join(f"{n}={v}" for n, v in _pairs(runs[i])) for i in good
         )
-        return None, f"solutions disagree: {best_count} of {len(runs)} agree, {needed} needed ({shown})"
-    return best, ""
+        return (
+            None,
+            best_count,
+            f"solutions disagree: {best_count} of {len(runs)} agree, {needed} needed ({shown})",
+        )
+    return best, best_count, ""
 
 
 def _pairs(run: dict[str, Any]) -> list[tuple[str, str]]:
@@ -312,7 +326,7 @@ def _solve(
     ]
     runs = run_solutions(task, codes, settings.backend, settings.limits)
     entry["solutions"] = runs
-    chosen, why = agreement(task, runs, settings.agree)
+    chosen, agreed, why = agreement(task, runs, settings.agree)
     if chosen is None:
         entry["reason"] = why
         return
@@ -320,9 +334,7 @@ def _solve(
     why = filter_kept(row, labels, task)
     entry.update(labels=[list(pair) for pair in labels], reference=chosen, reason=why, kept=not why)
     if not why:
-        entry["reason"] = (
-            f"kept: {sum(1 for r in runs if 'answers' in r)} solutions ran, solution {chosen + 1} is the reference"
-        )
+        entry["reason"] = f"{agreed} of {len(runs)} solutions agree; solution {chosen + 1} is the reference"
 
 
 def _same(a: str, b: str) -> bool:
