@@ -115,3 +115,33 @@ def test_the_generated_dialogues_validate_and_their_references_score_everything(
     assert sorted((r["id"], r["score"]["value"]) for r in records) == [
         ("d1-01", 1.0), ("d1-02", 1.0), ("d1-03", 1.0), ("d2-01", 1.0)
     ]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("kind", "answer", "why"),
+    [
+        ("normal", {"code": "x = 1", "results": []}, "malformed: a code turn needs 'results'"),
+        ("normal", {"code": "x = 1", "results": [{"type": "tensor", "name": "x"}]},
+         "malformed: result {'type': 'tensor', 'name': 'x'} is not {type, name} of a known type"),
+        ("plot", {"code": "x = 1", "results": [{"type": "plot"}]},
+         "malformed: result {'type': 'plot'} is not {type, file} of a known type"),
+        ("best_guess", {"code": "print('Answer: A')", "choices": ["only one"]},
+         "malformed: 'choices' must list 2 to 10 option texts"),
+        ("clarification", {"code": "x = 1", "results": [{"type": "scalar", "name": "x"}]},
+         "malformed: a clarification turn needs the client's 'clarification'"),
+        ("plot_qa", {"choices": ["a", "b"]}, "malformed: the data scientist gave no code"),
+    ],
+)  # fmt: skip
+def test_a_malformed_answer_is_dropped_with_the_reason(kind: str, answer: dict[str, Any], why: str) -> None:
+    from daharness.families.interactive.generate import _turn_of
+
+    assert _turn_of(kind, {"query": "q"}, answer) == (None, why)
+
+
+def test_a_well_formed_choice_turn_gets_its_action() -> None:
+    from daharness.families.interactive.generate import _turn_of
+
+    turn, why = _turn_of("best_guess", {"query": "q"}, {"code": "print('Answer: B')", "choices": ["a", "b"]})
+    assert why == "" and turn == {
+        "query": "q", "code": "print('Answer: B')", "answer_type": "choice", "action": "best_guess", "choices": ["a", "b"]
+    }  # fmt: skip
