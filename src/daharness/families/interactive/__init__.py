@@ -7,6 +7,16 @@ figures and hooks (`family`). Its public face is below; the rest is its own.
 
 from daharness.families.interactive import agent, loader, scorers, tapilot  # noqa: F401  (registration)
 from daharness.families.interactive.family import InteractiveFamily
+from daharness.families.interactive.generate import Settings as DialogueSettings
+from daharness.families.interactive.generate import generate_interactive
+from daharness.families.interactive.generate import summary as dialogue_summary
 from daharness.families.interactive.rescore import print_rescored_responses, rescore_tapilot
 
-__all__ = ["InteractiveFamily", "print_rescored_responses", "rescore_tapilot"]
+__all__ = [
+    "DialogueSettings",
+    "InteractiveFamily",
+    "dialogue_summary",
+    "generate_interactive",
+    "print_rescored_responses",
+    "rescore_tapilot",
+]
