@@ -5,7 +5,7 @@ scorers (`scorers/`), the `base`, `cot`, `react-mc` and `air` agents (`agent`) a
 figures and hooks (`family`). Its public face is below; the rest is its own.
 """
 
-from daharness.families.interactive import agent, loader, scorers, tapilot  # noqa: F401  (registration)
+from daharness.families.interactive import agent, loader, release_agents, scorers, tapilot  # noqa: F401
 from daharness.families.interactive.family import InteractiveFamily
 from daharness.families.interactive.rescore import print_rescored_responses, rescore_tapilot
 

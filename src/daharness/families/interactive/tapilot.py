@@ -267,9 +267,11 @@ def entry_task(release: Release, name: str, entry: dict[str, Any], timeout_s: fl
 
 
 def _dialogue(entry: dict[str, Any]) -> list[DialogueTurn]:
-    """The conversation before the current request, as the release's prompt gives it (its system message
-    and the last user message, the current request, left out)."""
+    """The conversation before the current request, as the release's prompt gives it (its system message,
+    the current request and the assistant's opening after it, when the prompt ends with one, left out)."""
     messages = [m for m in entry.get("prompt_with_hist_json", []) if m["role"] in ("user", "assistant")]
-    if messages and messages[-1]["role"] == "user":
+    if len(messages) >= 2 and [m["role"] for m in messages[-2:]] == ["user", "assistant"]:
+        messages = messages[:-2]  # the request, then the opening of the answer (the release's agents fill it)
+    elif messages and messages[-1]["role"] == "user":
         messages = messages[:-1]
     return [DialogueTurn(role=m["role"], content=m["content"]) for m in messages]
