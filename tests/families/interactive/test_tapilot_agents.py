@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from html import escape
 from pathlib import Path
 from typing import Any
 
@@ -19,11 +20,12 @@ from daharness.families.interactive.prompts import AIR_CHOICE, AIR_CODE, AIR_TEA
 from daharness.families.interactive.release_agents import CHOICE_COT, COT_CUE
 from daharness.models import ModelSettings
 from daharness.suites import load_suite
+from daharness.view.site import ViewSite
 
-from .tapilot_release import CREDIT, LOAD, RESOURCE, _write, choice, entry, eval_value, fenced
+from .tapilot_release import CREDIT, LOAD, RESOURCE, _write, choice, entry, eval_value, fenced, save
 
 TWO_TURNS = [(LOAD, CREDIT), ("How many customers are there?", "n = len(credit_customers)\nprint(n)\n")]
-GOOD = "good = (credit_customers['class'] == 'good').sum()\n"
+GOOD = "good = (credit_customers['class'] == 'good').sum()\n" + save("good", "good")
 OPENING = {"role": "assistant", "content": "[YOU (AI assistant)]:"}
 CHART = (
     "import matplotlib.pyplot as plt\n"
@@ -127,13 +129,14 @@ def test_air_reflects_on_the_last_turn_then_writes_pseudocode_and_code(release: 
 
 @pytest.fixture(scope="module")
 def air_run(release: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[dict[str, Any]]]:
-    """`daharness run --agent tapilot-air` on the two multiple-choice files, and what the server received."""
+    """`daharness run --agent tapilot-air` on a code entry and two multiple-choice entries, and what the
+    server received."""
     out = tmp_path_factory.mktemp("air-run") / "run"
     with FakeOpenAI() as server:
         server.responder = _replies
         done = subprocess.run(
             [sys.executable, "-m", "daharness", "run", "--suite", f"tapilot:{release}",
-             "--files", "action_analysis,action_plotqa", "--agent", "tapilot-air", "--model", "m", "-j", "2",
+             "--ids", "action_analysis-1,action_plotqa-1,normal-1", "--agent", "tapilot-air", "--model", "m", "-j", "3",
              "--base-url", server.base_url, "--cache", "off", "--out", str(out)],
             capture_output=True, text=True, timeout=600,
         )  # fmt: skip
@@ -151,7 +154,7 @@ def test_air_guides_a_choice_by_the_pseudocode_of_the_last_turn(
 ) -> None:
     out, requests = air_run
     prompt = _entries()["action_analysis"][0]["prompt_with_hist_json"]
-    asked = [r["messages"] for r in requests if r["messages"][2] == prompt[2]]  # this entry's, by its history
+    asked = [r["messages"] for r in requests if r["messages"][:-1] == prompt[:-1]]  # this entry's
     guided = f"{AIR_CHOICE.format(pseudocode=PSEUDOCODE)}\n{prompt[-1]['content']}\n\n{CHOICE_COT}"
     assert asked == [
         [*prompt[:-1], {"role": "user", "content": AIR_TEACHER}],
@@ -174,3 +177,19 @@ def test_plot_qa_gets_the_history_chart_as_a_table(air_run: tuple[Path, list[dic
     assert (
         counts.index[1] == "new car" and _scores(out)["action_plotqa-1"] == 1.0
     )  # B, the second tallest bar
+
+
+def test_the_viewer_shows_the_conversation_the_code_and_the_eval_output(
+    air_run: tuple[Path, list[dict[str, Any]]],
+) -> None:
+    out, _requests = air_run
+    assert _scores(out)["normal-1"] == 1.0
+    kind, page = ViewSite([out]).get("/runs/0/samples/normal-1.html")  # type: ignore[misc]
+    text = page.decode()
+    assert kind.startswith("text/html") and "Tapilot-Crossing entry normal:1" in text
+    conversation = text[text.index('id="conversation"') : text.index("Code run for the reply")]
+    for message in _entries()["normal"][0]["prompt_with_hist_json"]:
+        assert f"<pre>{escape(message['content'])}</pre>" in conversation
+    code = text[text.index('id="reply-code"') : text.index("eval_metrics output")]
+    assert "credit_customers" in code and "pickle" in code and "good.pkl" in code
+    assert '<pre id="eval-output">True\n</pre>' in text

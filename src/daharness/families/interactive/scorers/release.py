@@ -210,6 +210,7 @@ def tapilot_code(context: ScoringContext, options: TapilotCodeOptions) -> Score:
         "intents": [{"type": kind, "right": right} for kind, right in zip(options.result_types, verdicts, strict=True)],
         "release": _release(context, intents, acc == 1.0, sum(verdicts)),
         "eval_output": str(((evidence or {}).get("eval") or {}).get("stdout", ""))[:2000],
+        "code": str((evidence or {}).get("code", ""))[:20000],  # the reply's code as run (the viewer shows it)
     }  # fmt: skip
     checks = [
         Check(name=f"intent {i + 1} ({kind})", passed=right, explanation="" if right else reason)
