@@ -1,7 +1,8 @@
 """The interactive family (Tapilot-Crossing): one turn of an analysis dialogue, with its history run first.
 
 Importing it registers the `interactive` and `tapilot` suite formats (`loader`, `tapilot`), the `interactive_code` and `choice`
-scorers (`scorers/`), the `base`, `cot`, `react-mc` and `air` agents (`agent`) and the family's
+scorers (`scorers/`), the `base`, `cot`, `react-mc` and `air` agents (`agent`), the release's prompt settings
+`tapilot-base`, `tapilot-cot`, `tapilot-air` (`release_agents`) and the family's
 figures and hooks (`family`). Its public face is below; the rest is its own.
 """
 
