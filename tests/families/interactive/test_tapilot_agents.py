@@ -193,3 +193,26 @@ def test_the_viewer_shows_the_conversation_the_code_and_the_eval_output(
     code = text[text.index('id="reply-code"') : text.index("eval_metrics output")]
     assert "credit_customers" in code and "pickle" in code and "good.pkl" in code
     assert '<pre id="eval-output">True\n</pre>' in text
+
+
+def test_chart_to_table_reads_horizontal_bars_and_lines() -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from daharness.families.interactive.chart_table import capture_table
+    from daharness.sandbox.chart_capture import extract
+
+    figure, (bars, lines) = plt.subplots(1, 2)
+    bars.barh(["Hard", "Clay", "Grass"], [120, 80, 30])
+    lines.plot([2012, 2013, 2014], [1.5, 2.25, 3.0], label="mean odds")
+    lines.set_ylabel("odds")
+    try:
+        table = capture_table(extract(figure), name="surfaces.png")
+    finally:
+        plt.close(figure)
+    assert table == (
+        "--- surfaces.png, axes 1 (barh) ---\nbar\ncategory | value\nHard | 120\nClay | 80\nGrass | 30\n"
+        "--- surfaces.png, axes 2 (line): y 'odds' ---\nline 'mean odds'\nx | y\n2012 | 1.5\n2013 | 2.25\n2014 | 3"
+    )

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from daharness.agents.budget import Budget, SampleLimits
+from daharness.agents.budget import Budget
 from daharness.agents.llm import ModelAgent, StopSample
 from daharness.agents.options import AgentOptions
 from daharness.core.backend import SandboxBackend
@@ -33,7 +33,6 @@ from daharness.core.submission import Submission, UserTurn
 from daharness.core.task import Task
 from daharness.families.interactive import prompts
 from daharness.families.interactive.chart_table import SAVE_FIGURES, charts_as_tables
-from daharness.models import ModelClient
 
 Message = dict[str, str]
 COT_CUE = "I need first to write a step-by-step outline and then write the code:"  # the paper's E.2
@@ -78,9 +77,6 @@ class ReleaseAgent(ModelAgent):
     @classmethod
     def build(cls, options: AgentOptions) -> ReleaseAgent:
         return cls(options.client(options.model, cls.name), options.limits)
-
-    def __init__(self, model: ModelClient, limits: SampleLimits | None = None) -> None:
-        super().__init__(model, limits)
 
     def describe(self) -> dict[str, Any]:
         return {**super().describe(), "setting": self.setting}
