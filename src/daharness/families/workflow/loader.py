@@ -197,7 +197,9 @@ class TaskReader:
                 command = params.get("command", "")
                 text = " ".join(map(str, command)) if isinstance(command, list) else str(command)
                 if limits.GUI_COMMAND.search(text):
-                    steps.append(SetupStep(kind="open", args={"official": kind, "command": text}))
+                    steps.append(
+                        SetupStep(kind="open", args={"official": kind, "command": text, "argv": command})
+                    )
                 else:
                     steps.append(SetupStep(kind="command", args={"argv": command}))
             elif kind in limits.GUI_STEPS:
