@@ -16,6 +16,7 @@ application, by category, by interface (cli / gui / cli+gui) and by instruction 
 from __future__ import annotations
 
 import shlex
+import time
 from collections import defaultdict
 from collections.abc import Iterable
 from pathlib import Path
@@ -105,9 +106,12 @@ class WorkflowFamily(FamilyBase):
         box = env.sandbox
         postconfig = [SetupStep.model_validate(raw) for raw in task.gold.data.get("postconfig", [])]
         if screen.has_desktop(box):  # what the agent left unsaved on the screen is saved, as officially
-            for step in filter(screen.is_gui_step, postconfig):
+            gui_steps, began = list(filter(screen.is_gui_step, postconfig)), time.time()
+            for step in gui_steps:
                 done = screen.run_gui_step(box, step, box.workdir)
                 submission.trajectory.append(Note(text=f"postconfig on the screen: {done}"))
+            if gui_steps:
+                screen.settle(box, began)
         box.interrupt()  # nothing the agent left running may touch its files or the checks from here on
         state = setup_state(env.scratch)
         submission.suspicions += agent_files_at_check_paths(box, state)

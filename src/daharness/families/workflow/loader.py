@@ -5,7 +5,8 @@ the files its setup copies in, its expected files, `init.sh` / `eval.sh`, `verbo
 `retrieved_chunk_*.txt`; DIR may hold such folders at any depth (`examples/<app>/<id>/`). Paths in the JSON
 are relative to the official repository (`evaluation_examples/examples/<app>/<id>/FILE`) and are found
 under DIR, else beside the task's JSON. A built-in suite's task may add a reference solution
-(`solution.sh` or `solution.py`, run in the task's home).
+(`solution.sh` or `solution.py`, run in the task's home, or `solution.actions.json`, screen actions run on
+its desktop).
 
 What a task needs that a local sandbox cannot give (a cloud account, a browser page, the internet, moving
 the clock) makes it unsupported: it is listed in `Suite.unsupported` with the reason, never dropped
@@ -379,7 +380,11 @@ def _level(actions: Any) -> str | None:
 
 
 def _reference(folder: Path) -> ReferenceSolution | None:
-    for name, language in (("solution.sh", "bash"), ("solution.py", "python")):
+    for name, language in (
+        ("solution.sh", "bash"),
+        ("solution.py", "python"),
+        ("solution.actions.json", "actions"),
+    ):
         if (folder / name).is_file():
             return ReferenceSolution(language=language, code=(folder / name).read_text(encoding="utf-8"))
     return None

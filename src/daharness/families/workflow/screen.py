@@ -40,6 +40,41 @@ _NO_FORMAT_QUESTION = """<?xml version="1.0" encoding="UTF-8"?>
 _PROFILE = "/tmp/.libreoffice/user/registrymodifications.xcu"
 
 
+# until a file of the home was written since the GUI steps began, no LibreOffice save is under way (it
+# writes `lu*.tmp` beside the file, then renames it) and the files stood still for half a second: a save
+# that Ctrl+S started on a loaded machine may begin seconds after the keys were sent
+_SETTLE = """
+import os, time
+def listing():
+    found = {}
+    for folder, dirs, files in os.walk('.'):
+        dirs[:] = [d for d in dirs if not d.startswith('.')]
+        for name in files:
+            try:
+                info = os.stat(os.path.join(folder, name))
+            except OSError:
+                continue
+            found[os.path.join(folder, name)] = (info.st_size, info.st_mtime)
+    return found
+deadline = time.monotonic() + TIMEOUT
+last = None
+while time.monotonic() < deadline:
+    now = listing()
+    saving = any(os.path.basename(p).startswith('lu') and p.endswith('.tmp') for p in now)
+    written = any(mtime >= SINCE for _, mtime in now.values())
+    if now == last and written and not saving:
+        break
+    last = now
+    time.sleep(0.5)
+"""
+
+
+def settle(box: Any, since: float, timeout_s: float = 30.0) -> None:
+    """Wait until what the screen's applications write in the home since `since` (time.time()) is
+    written: a save after Ctrl+S (at most `timeout_s` when nothing is written)."""
+    box.python(_SETTLE.replace("TIMEOUT", str(timeout_s)).replace("SINCE", repr(since)))
+
+
 def has_desktop(box: SandboxBackend) -> bool:
     return bool(getattr(box, "has_desktop", False))
 
@@ -73,13 +108,30 @@ def run_gui_step(box: Any, step: SetupStep, home: str) -> str:
 def open_file(box: Any, path: str) -> str:
     """Open a file in its application (a spreadsheet in LibreOffice Calc) and wait for its window."""
     name = PurePosixPath(path).name
-    if path.lower().endswith(_SPREADSHEETS):
+    spreadsheet = path.lower().endswith(_SPREADSHEETS)
+    if spreadsheet:
         prepare_calc(box)
         box.start_program(apps.calc(path), "calc")
     else:
         box.start_program(["xdg-open", path], "open")
     window = wait_for_window(box, name)
-    return f"opened {path}" + ("" if window else " (no window showed it in time)")
+    if window is None:
+        return f"opened {path} (no window showed it in time)"
+    if spreadsheet and not wait_for_cells(box):
+        return f"opened {path} (its cells were not shown in time)"
+    box.desktop_request("activate", window=window["id"])  # the keyboard goes to it, as in the official VM
+    return f"opened {path}"
+
+
+def wait_for_cells(box: Any, timeout_s: float = _WINDOW_WAIT_S) -> bool:
+    """Whether the sheet's cells came on the screen (its window shows before the document is loaded and
+    drawn, and keys pressed before then are lost)."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if any(e.tag == "table-cell" for e in box.observe_desktop("a11y_tree").elements):
+            return True
+        time.sleep(0.2)
+    return False
 
 
 def prepare_calc(box: Any) -> None:
