@@ -6,6 +6,7 @@ and that the harness scores a right answer as right.
 from __future__ import annotations
 
 import json
+import time
 from typing import Any
 
 from daharness.agents.options import AgentOptions
@@ -77,4 +78,19 @@ def run_screen_actions(task: Task, sandbox: SandboxBackend, submission: Submissi
         submission.act("desktop", {"action": action}, observation)
         if not observation.ok:
             break
+        wait_until_still(sandbox)
     return observation
+
+
+def wait_until_still(sandbox: Any, timeout_s: float = 30.0) -> None:
+    """Wait until the screen stops changing (two screenshots in a row alike), so that the next action of a
+    fixed script meets the state this one led to however slowly the application answers, as an agent
+    that looks before acting would (a solution cannot look)."""
+    deadline = time.monotonic() + timeout_s
+    last = None
+    while time.monotonic() < deadline:
+        shot = sandbox.observe_desktop("screenshot").image
+        if shot == last:
+            return
+        last = shot
+        time.sleep(0.3)
