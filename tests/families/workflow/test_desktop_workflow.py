@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import shutil
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 import pytest
 from desktop_helpers import DESKTOP_LIMITS, needs_desktop
@@ -22,24 +23,43 @@ from daharness.suites import load_suite
 
 pytestmark = needs_desktop
 OFFICIAL = shared_folder() / "spider2v-public"
+OFFICIAL_DESKTOP = shared_folder() / "spider2v-desktop"
 # Net Income = Revenue - Total Expenses in column C, typed into the cells (a click selects C1)
 NET_INCOME = [
     {"action_type": "CLICK", "x": 545, "y": 175},
     {"action_type": "TYPING", "text": "Net Income\n" + "".join(f"=A{row}-B{row}\n" for row in range(2, 21))},
 ]
 
+# JupyterLab started on the port the task names, then the notebook opened in the browser's address bar
+NOTEBOOK_AT_1036 = [
+    "import socket, subprocess, sys\n"
+    "subprocess.Popen([sys.executable, '-m', 'jupyterlab', '--no-browser', '--port=1036',\n"
+    "    '--ServerApp.root_dir=/home/user', '--IdentityProvider.token=', '--ServerApp.password='],\n"
+    "    start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)\n"
+    "for _ in range(600):\n"
+    "    try:\n"
+    "        socket.create_connection(('127.0.0.1', 1036), timeout=1).close()\n"
+    "        break\n"
+    "    except OSError:\n"
+    "        time.sleep(0.1)\n",
+    {"action_type": "HOTKEY", "keys": ["ctrl", "l"]},
+    {
+        "action_type": "TYPING",
+        "text": "http://localhost:1036/lab/tree/Downloads/Aragon_Conviction_Voting_Model.ipynb\n",
+    },
+]
 
-def _official(prefix: str) -> Task:
-    if not OFFICIAL.is_dir():
-        pytest.skip(f"the official tasks are not at {OFFICIAL}")
-    task = next(t for t in load_suite(f"spider2v:{OFFICIAL}").tasks if t.id.startswith(prefix))
-    return task
+
+def _official(prefix: str, folder: Path = OFFICIAL) -> Task:
+    if not folder.is_dir():
+        pytest.skip(f"the official tasks are not at {folder}")
+    return next(t for t in load_suite(f"spider2v:{folder}").tasks if t.id.startswith(prefix))
 
 
-def _solved_on_screen(task: Task, actions: list) -> tuple[float, list[str]]:
-    task = task.model_copy(
-        update={"reference": ReferenceSolution(language="actions", code=json.dumps(actions))}
-    )
+def _solved_on_screen(task: Task, actions: list | None) -> tuple[float, list[str]]:
+    if actions is not None:  # None: the task's own solution
+        reference = ReferenceSolution(language="actions", code=json.dumps(actions))
+        task = task.model_copy(update={"reference": reference})
     submission, snapshot = solve_and_collect(
         task, ReferenceAgent(), SandboxSettings(limits=DESKTOP_LIMITS, desktop=True)
     )
@@ -51,11 +71,19 @@ def _solved_on_screen(task: Task, actions: list) -> tuple[float, list[str]]:
     return score.value, notes
 
 
-def test_official_excel_tasks_are_solved_on_the_screen_and_saved_by_their_postconfig() -> None:
-    tasks = [_official("0acbd372"), _official("5e34cd6b")]  # abstract and verbose instruction
+def test_tasks_are_solved_on_the_screen_and_checked_there() -> None:
+    """Four official tasks (two excel, abstract and verbose; two whose check reads the browser's active
+    tab) with the actions above, and a built-in desktop task with its own solution (keyboard only), five
+    samples on two workers."""
+    builtin = next(t for t in load_suite("workflow").tasks if t.id == "gui-longley-gnp-per-person")
+    excel = [(_official("0acbd372"), NET_INCOME), (_official("5e34cd6b"), NET_INCOME), (builtin, None)]
+    browser = [(_official(p, OFFICIAL_DESKTOP), NOTEBOOK_AT_1036) for p in ("910797bf", "e85047db")]
     with ThreadPoolExecutor(max_workers=2) as pool:
-        results = list(pool.map(lambda task: _solved_on_screen(task, NET_INCOME), tasks))
-    for score, notes in results:
-        # nothing in the solution saves: the score comes from Ctrl+S pressed on the screen after it
-        assert "postconfig on the screen: activated 'NetIncome.xlsx - LibreOffice Calc'" in notes
-        assert score == 1.0
+        results = list(pool.map(lambda sample: _solved_on_screen(*sample), excel + browser))
+    for (task, _), (score, _) in zip(browser, results[len(excel) :], strict=True):
+        assert score == 1.0, task.id  # the tab that the address bar opened, read from the live browser
+    for (task, _), (score, notes) in zip(excel, results, strict=False):
+        # nothing in the solutions saves: the score comes from Ctrl+S pressed on the screen after them
+        book = task.files[0].path
+        assert f"postconfig on the screen: activated '{book} - LibreOffice Calc'" in notes, task.id
+        assert score == 1.0, task.id

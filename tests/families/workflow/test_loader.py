@@ -168,7 +168,10 @@ def test_suites_check_prints_the_unsupported_table(tmp_path: Path) -> None:
 
 def test_builtin_workflow_suite_has_references_and_every_app() -> None:
     suite = load_suite("workflow")
-    assert len(suite.tasks) >= 20 and not suite.unsupported
+    assert len(suite.tasks) >= 20
+    assert all(reason.startswith("needs a desktop") for reason in suite.unsupported.values())
+    desktop = [task for task in suite.tasks if task.desktop] + list(suite.unsupported)
+    assert len(desktop) >= 6
     assert all(task.reference is not None for task in suite.tasks)
     assert {task.metadata.subcategory for task in suite.tasks} == {"excel", "dbt", "jupyter"}
     assert shutil.which("dbt") or Path(sys.executable).with_name("dbt").exists()

@@ -40,7 +40,7 @@ from daharness.families.workflow.checks import (
     setup_state,
 )
 from daharness.families.workflow.modes import WORKFLOW_MODES
-from daharness.families.workflow.scorers.inputs import SCRIPT_OUTPUTS
+from daharness.families.workflow.scorers.inputs import SCREEN_STATES, SCRIPT_OUTPUTS
 from daharness.families.workflow.tools import tools_dir
 from daharness.families.workflow.validate import WorkflowValidation, print_workflow_validation, validate_suite
 from daharness.report.html import card, svg_bars
@@ -112,6 +112,14 @@ class WorkflowFamily(FamilyBase):
                 submission.trajectory.append(Note(text=f"postconfig on the screen: {done}"))
             if gui_steps:
                 screen.settle(box, began)
+        getters = {
+            str(source["path"])
+            for spec in task.scorers
+            for source in (spec.options.get("result", {}), spec.options.get("expected", {}))
+            if isinstance(source, dict) and source.get("kind") == "screen"
+        }
+        if getters and screen.has_desktop(box):
+            submission.evidence[SCREEN_STATES] = screen.collect_screen(box, getters)
         box.interrupt()  # nothing the agent left running may touch its files or the checks from here on
         state = setup_state(env.scratch)
         submission.suspicions += agent_files_at_check_paths(box, state)

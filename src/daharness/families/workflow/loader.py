@@ -38,6 +38,8 @@ from daharness.core.task import (
     WorkspaceFile,
 )
 from daharness.families.workflow import limits
+from daharness.families.workflow.screen import SCREEN_GETTERS
+from daharness.sandbox.desktop.availability import desktop_problem
 
 HOME = "/home/user"
 SCORER_PREFIX = "spider2v."
@@ -95,6 +97,7 @@ class _Evaluator:
     scorers: list[ScorerSpec] = field(default_factory=list)
     gold: list[GoldFile] = field(default_factory=list)
     scripts: list[dict[str, str]] = field(default_factory=list)
+    screen: bool = False  # a result is read on the screen: the task needs a desktop
 
 
 @dataclass
@@ -145,6 +148,7 @@ class TaskReader:
             setup=setup,
             reference=_reference(folder),
             workdir=HOME,
+            desktop=_needs_desktop(raw, path) or evaluator.screen,
         )
         try:
             check_task_scorers(task)
@@ -265,6 +269,11 @@ class TaskReader:
             return {"kind": "script_output", "path": dest}
         if kind == "local_file":
             return {"kind": "gold", "path": self._gold(raw, folder, out)}
+        if kind in SCREEN_GETTERS:  # read on the sample's screen right after the agent
+            if problem := desktop_problem():
+                raise Unsupported(f"evaluator reads '{kind}' on a screen, and there is none here: {problem}")
+            out.screen = True
+            return {"kind": "screen", "path": kind}
         if kind == "dbt_profiles":  # the first profiles.yml found in the listed folders
             # `$VAR` folders are skipped: officially they are echoed in a fresh non-login shell, where
             # (as the official getter's comment says) the variable is not set
@@ -377,6 +386,18 @@ def _level(actions: Any) -> str | None:
     if not isinstance(actions, int):
         return None
     return "easy" if actions <= 5 else "medium" if actions <= 15 else "hard"
+
+
+def _needs_desktop(raw: dict[str, Any], path: Path) -> bool:
+    """A task that declares `"desktop": true` (a daharness addition: its checks read what only a screen
+    holds) runs only where a sample can have a desktop."""
+    if raw.get("desktop") is None:
+        return False
+    if not isinstance(raw["desktop"], bool):
+        raise UserError(f"{path}: field 'desktop' must be true or false")
+    if raw["desktop"] and (problem := desktop_problem()):
+        raise Unsupported(f"needs a desktop: {problem}")
+    return bool(raw["desktop"])
 
 
 def _reference(folder: Path) -> ReferenceSolution | None:

@@ -75,6 +75,22 @@ def settle(box: Any, since: float, timeout_s: float = 30.0) -> None:
     box.python(_SETTLE.replace("TIMEOUT", str(timeout_s)).replace("SINCE", repr(since)))
 
 
+SCREEN_GETTERS = ("active_tab_info",)
+
+
+def collect_screen(box: Any, getters: set[str]) -> dict[str, Any]:
+    """What the official getters read on the screen, read now (right after the agent, while what it left
+    running still serves its pages): `active_tab_info`, the browser's shown tab (url, title, content)."""
+    found: dict[str, Any] = {}
+    if "active_tab_info" in getters:
+        tabs = [tab for tab in box.desktop_request("tabs")["tabs"] if tab["active"]]
+        if tabs:
+            tab = tabs[0]
+            content = box.desktop_request("html", id=tab["id"]).get("html", "")
+            found["active_tab_info"] = {"url": tab["url"], "title": tab["title"], "content": content}
+    return found
+
+
 def has_desktop(box: SandboxBackend) -> bool:
     return bool(getattr(box, "has_desktop", False))
 
