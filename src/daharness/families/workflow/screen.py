@@ -161,13 +161,13 @@ def prepare_calc(box: Any) -> None:
 def launch(box: Any, command: Any, home: str) -> str:
     """Start a program as the official `launch` does; JupyterLab (`jupyter lab DIR`, as the notebook tasks
     start it) is started on the sandbox's loopback and shown in the browser."""
-    text = shlex.join(map(str, command)) if isinstance(command, list) else str(command)
-    if match := _JUPYTER.search(text):
-        words = [w for w in shlex.split(match.group(1)) if not w.startswith("-")]
+    argv = [str(part) for part in command] if isinstance(command, list) else ["bash", "-c", str(command)]
+    if match := _JUPYTER.search(" ".join(argv)):
+        words = [w for w in match.group(1).split() if not w.startswith("-")]
         root = _in_home(words[0], home) if words else home
         return open_jupyterlab(box, root)
-    box.start_program(["bash", "-c", text], "launch")
-    return f"launched {text}"
+    box.start_program(argv, "launch")
+    return f"launched {shlex.join(argv)[:200]}"
 
 
 def open_jupyterlab(box: Any, root: str) -> str:
@@ -179,7 +179,13 @@ def open_jupyterlab(box: Any, root: str) -> str:
     )
     if waited.exit_status != 0:
         return f"JupyterLab in {root} did not answer in time"
-    box.desktop_request("open_url", url=url, timeout=60)
+    tab = box.desktop_request("open_url", url=url, timeout=60)["tab"]
+    # the page loads before JupyterLab's application draws itself: wait for its shell
+    deadline = time.monotonic() + _WINDOW_WAIT_S
+    while "jp-main-dock-panel" not in box.desktop_request("html", id=tab["id"]).get("html", ""):
+        if time.monotonic() > deadline:
+            return f"JupyterLab on {root} opened, not drawn in time"
+        time.sleep(0.2)
     return f"JupyterLab opened on {root}"
 
 
