@@ -112,6 +112,13 @@ def task_json(spec: DesktopSpec) -> dict[str, object]:
     }  # fmt: skip
 
 
+def stored(value: float) -> float | int:
+    """The value as a spreadsheet application stores it: to 15 significant digits, and a whole number
+    as an integer (39.81 * 100 is 3981, not 3981.0000000000005)."""
+    value = float(f"{value:.15g}")
+    return int(value) if value.is_integer() else value
+
+
 def build(spec: DesktopSpec) -> None:
     folder = EXCEL / spec.id
     shutil.rmtree(folder, ignore_errors=True)
@@ -123,7 +130,7 @@ def build(spec: DesktopSpec) -> None:
     column = sheet.max_column + 1
     sheet.cell(row=1, column=column, value=spec.header)
     for row, value in enumerate(values, start=2):
-        sheet.cell(row=row, column=column, value=float(value))
+        sheet.cell(row=row, column=column, value=stored(float(value)))
     book.save(folder / spec.book.replace(".xlsx", "_gold.xlsx"))
     (folder / f"{spec.id}.json").write_text(json.dumps(task_json(spec), indent=2) + "\n")
     (folder / "solution.actions.json").write_text(json.dumps(solution(spec), indent=1) + "\n")
