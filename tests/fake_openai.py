@@ -268,3 +268,26 @@ class FakeOpenAI:
         self._server.shutdown()
         self._server.server_close()
         self._thread.join(timeout=5)
+
+
+def image_parts(request: dict) -> list[bytes]:
+    """The images of a request's last message, decoded from their data URLs (what a vision model sees)."""
+    import base64
+
+    content = request["messages"][-1].get("content")
+    images = []
+    for part in content if isinstance(content, list) else []:
+        if part.get("type") == "image_url":
+            url = part["image_url"]["url"]
+            header, _, data = url.partition(",")
+            assert header == "data:image/png;base64", f"an image part that is not a PNG data URL: {header}"
+            images.append(base64.b64decode(data))
+    return images
+
+
+def text_parts(request: dict) -> str:
+    """The text of a request's last message, its parts joined."""
+    content = request["messages"][-1].get("content")
+    if isinstance(content, str):
+        return content
+    return "\n".join(part["text"] for part in content if part.get("type") == "text")

@@ -119,8 +119,11 @@ class PythonLibrary(_Model):
 class ReferenceSolution(_Model):
     """Code that solves the task; the `reference` agent runs it, `validate` checks it scores 1."""
 
-    language: Literal["python", "bash", "sql"] = "python"
-    code: str
+    language: Literal["python", "bash", "sql", "actions"] = "python"
+    code: str = Field(
+        description="The solution; for `actions`, a JSON list of screen actions run on the desktop in turn: "
+        "pyautogui code (a string) or an action of the paper's JSON action space (an object)."
+    )
 
 
 class Task(_Model):

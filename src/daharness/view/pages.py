@@ -269,8 +269,28 @@ def _step(run: ViewedRun, record: SampleRecord, number: int, step: Any, first_ca
             f'<pre class="user-text">{escape(step.content)}</pre></div>'
         )
     if isinstance(step, Note):
-        return f'<div class="step note" data-kind="note"><h3>{number}. note</h3><pre>{escape(step.text)}</pre></div>'
+        return (
+            f'<div class="step note" data-kind="note"><h3>{number}. note</h3><pre>{escape(step.text)}</pre>'
+            f"{_screen(step.data)}</div>"
+        )
     return ""
+
+
+def _screen(data: dict[str, Any]) -> str:
+    """What a desktop agent saw at a step: its screenshot (kept as a small JPEG) and accessibility table."""
+    shot, table = data.get("screenshot_jpeg"), data.get("a11y_tree")
+    image = (
+        f'<img class="figure screen" alt="screen at step {escape(str(data.get("step", "")))}" '
+        f'src="data:image/jpeg;base64,{escape(shot)}">'
+        if isinstance(shot, str)
+        else ""
+    )
+    tree = (
+        f"<details><summary>accessibility tree</summary><pre>{escape(table)}</pre></details>"
+        if isinstance(table, str)
+        else ""
+    )
+    return image + tree
 
 
 def _score(record: SampleRecord) -> str:
