@@ -144,6 +144,11 @@ class Task(_Model):
     conjunction: Conjunction = Conjunction.avg
     metadata: TaskMetadata = Field(default_factory=TaskMetadata)
     dialogue: list[DialogueTurn] = Field(default_factory=list)
+    prompt: list[DialogueTurn] = Field(
+        default_factory=list,
+        description="The benchmark's own prompt as chat messages, when it gives one (Tapilot-Crossing's "
+        "prompt_with_hist_json): agents that reproduce its settings send it. Never an answer.",
+    )
     setup: list[SetupStep] = Field(default_factory=list)
     reference: ReferenceSolution | None = None
     hidden_paths: list[str] = Field(

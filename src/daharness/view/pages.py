@@ -399,7 +399,7 @@ def _tapilot_entry(task: Task | None, record: SampleRecord) -> str:
     was run for the reply (after the entry's history) and what the entry's eval_metrics printed."""
     if task is None or "release" not in task.gold.data:
         return ""
-    messages = task.gold.data.get("prompt") or []
+    messages = [turn.model_dump(include={"role", "content"}) for turn in task.prompt]
     conversation = "".join(
         f'<div class="turn {escape(str(m.get("role")))}"><p><b>{escape(str(m.get("role")))}</b></p>'
         f"<pre>{escape(str(m.get('content') or ''))}</pre></div>"

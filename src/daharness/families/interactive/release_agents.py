@@ -48,14 +48,9 @@ CHART_INTRO = (
 
 def release_prompt(task: Task) -> list[Message]:
     """The entry's conversation: `prompt_with_hist_json`, else its text prompt as one user message."""
-    release = task.gold.data.get("release")
-    if release is None:
+    if not task.prompt:
         raise UserError(f"task {task.id}: the tapilot-* agents answer the official files only (tapilot:DIR)")
-    messages = [dict(m) for m in task.gold.data.get("prompt") or []]
-    if not messages:
-        text = task.gold.data.get("prompt_text") or task.instructions[-1]
-        messages = [{"role": "user", "content": text}]
-    return messages
+    return [{"role": turn.role, "content": turn.content} for turn in task.prompt]
 
 
 def split_prompt(messages: list[Message]) -> tuple[list[Message], Message, Message | None]:

@@ -163,6 +163,7 @@ def is_library_record(raw: dict[str, Any]) -> bool:
 
 
 _TEXT_FIELDS = ("current_query", "reference_answer")
+ROLES = ("system", "user", "assistant")  # the roles a prompt message may have
 _OPTIONAL_TEXT = ("prompt_with_hist_txt", "ref_code_hist", "ref_code_all", "eval_metrics")
 
 
@@ -192,8 +193,7 @@ def check_entry(path: Path, number: int, raw: dict[str, Any], choice: bool) -> d
         raise bad("eval_metrics", "a code-generation entry needs its evaluation code")
     messages = raw.get("prompt_with_hist_json", [])
     if not isinstance(messages, list) or not all(
-        isinstance(m, dict) and isinstance(m.get("role"), str) and isinstance(m.get("content"), str)
-        for m in messages
+        isinstance(m, dict) and m.get("role") in ROLES and isinstance(m.get("content"), str) for m in messages
     ):
         raise bad("prompt_with_hist_json", 'must be a list of {"role": ..., "content": ...} messages')
     return {
@@ -227,10 +227,7 @@ def entry_task(
     history = [{"turn": 0, "code": WORKSPACE_SETUP}]
     if entry.get("ref_code_hist", "").strip():
         history.append({"turn": 1, "code": entry["ref_code_hist"]})
-    gold = {
-        "release": release_data, "history": history, "timeout_s": timeout_s,
-        "prompt": entry.get("prompt_with_hist_json", []), "prompt_text": entry.get("prompt_with_hist_txt", ""),
-    }  # fmt: skip
+    gold = {"release": release_data, "history": history, "timeout_s": timeout_s}
     kinds = entry["result_types"]
     tags = [f"file:{name}", f"domain:{entry['domain_name']}", *sorted({f"result:{k}" for k in kinds})]
     if entry["intents"] > 1:
@@ -277,9 +274,20 @@ def entry_task(
             source_id=f"{name}:{data_id}",
         ),
         dialogue=_dialogue(entry),
+        prompt=_prompt(entry),
         reference=reference,
         warnings=warnings,
     )
+
+
+def _prompt(entry: dict[str, Any]) -> list[DialogueTurn]:
+    """The release's prompt: `prompt_with_hist_json`, else its text prompt (else the request) as one user
+    message, as call_api.py sends it."""
+    messages = entry.get("prompt_with_hist_json") or []
+    if not messages:
+        text = entry.get("prompt_with_hist_txt", "").strip() or entry["current_query"]
+        messages = [{"role": "user", "content": text}]
+    return [DialogueTurn(role=m["role"], content=m["content"]) for m in messages]
 
 
 def _dialogue(entry: dict[str, Any]) -> list[DialogueTurn]:
