@@ -88,3 +88,14 @@ def workspace_reference_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     outcome = run_suite(load_suite("workspace"), make_agent("reference"), out, concurrency=2)
     assert outcome.errors == 0
     return out
+
+
+@pytest.fixture(scope="session")
+def react_export_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A react run of four closed-form tasks (the first and the fourth answered wrong) against the scripted
+    model server, plus a dialogue sample with user turns: read, never changed, by the exporters' tests."""
+    from sample_runs import add_dialogue_sample, react_run
+
+    out = react_run(tmp_path_factory.mktemp("react") / "run", count=4)
+    add_dialogue_sample(out)
+    return out

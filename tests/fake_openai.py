@@ -3,6 +3,7 @@
 with FakeOpenAI() as server:
     server.script([Fail(429, retry_after=0), Reply("hi")])  # consumed one per request
     server.responder = lambda request: "ok"                # when the script is empty
+    server.embedder = lambda model, text: [1.0, 0.0]       # /v1/embeddings: a vector per input
     ... server.base_url ...  server.requests ...
 """
 
@@ -108,6 +109,9 @@ class _Handler(BaseHTTPRequestHandler):
     def do_POST(self) -> None:
         length = int(self.headers.get("Content-Length") or 0)
         raw = self.rfile.read(length)
+        if self.path.rstrip("/") == "/v1/embeddings":
+            self._embeddings(raw)
+            return
         if self.path.rstrip("/") != "/v1/chat/completions":
             self._error(404, f"no route {self.path}")
             return
@@ -149,6 +153,19 @@ class _Handler(BaseHTTPRequestHandler):
             time.sleep(behaviour.delay_s)
         self._send_json(200, fake._completion(request, behaviour))
 
+    def _embeddings(self, raw: bytes) -> None:
+        request = json.loads(raw)
+        fake = self.server.fake
+        with fake._lock:
+            fake.embedding_requests.append(request)
+        inputs = request["input"] if isinstance(request["input"], list) else [request["input"]]
+        data = [
+            {"object": "embedding", "index": i, "embedding": fake.embedder(request["model"], text)}
+            for i, text in enumerate(inputs)
+        ]
+        usage = {"prompt_tokens": 0, "total_tokens": 0}
+        self._send_json(200, {"object": "list", "data": data, "model": request["model"], "usage": usage})
+
     def _trickle(self, data: bytes, behaviour: Trickle) -> None:
         self.send_response(200)
         self.send_header("Content-Type", "application/json")
@@ -178,6 +195,8 @@ class FakeOpenAI:
         self.port = port  # 0: any free port
         self.requests: list[dict] = []
         self.responder: Callable[[dict], str] = lambda request: "ok"
+        self.embedder: Callable[[str, str], list[float]] = lambda model, text: [1.0, 0.0]
+        self.embedding_requests: list[dict] = []
         self.models = ["fake-model"]
         self._queue: deque[Behaviour] = deque()
         self._lock = threading.Lock()
@@ -249,3 +268,26 @@ class FakeOpenAI:
         self._server.shutdown()
         self._server.server_close()
         self._thread.join(timeout=5)
+
+
+def image_parts(request: dict) -> list[bytes]:
+    """The images of a request's last message, decoded from their data URLs (what a vision model sees)."""
+    import base64
+
+    content = request["messages"][-1].get("content")
+    images = []
+    for part in content if isinstance(content, list) else []:
+        if part.get("type") == "image_url":
+            url = part["image_url"]["url"]
+            header, _, data = url.partition(",")
+            assert header == "data:image/png;base64", f"an image part that is not a PNG data URL: {header}"
+            images.append(base64.b64decode(data))
+    return images
+
+
+def text_parts(request: dict) -> str:
+    """The text of a request's last message, its parts joined."""
+    content = request["messages"][-1].get("content")
+    if isinstance(content, str):
+        return content
+    return "\n".join(part["text"] for part in content if part.get("type") == "text")

@@ -87,3 +87,28 @@ def test_the_table_is_the_papers_with_an_index_for_set_of_mark() -> None:
     assert linearize(rows, index=True).splitlines()[0].startswith("INDEX\tTAG")
     assert linearize(rows, index=True).splitlines()[2].startswith("2\tentry\tQuantity")
     assert _element().center == (25, 40)
+
+
+def test_a_desktop_step_note_shows_its_screenshot_and_table_in_the_viewer() -> None:
+    import base64
+    import io
+
+    from PIL import Image
+
+    from daharness.agents.desktop import step_note
+    from daharness.core.desktop import DesktopView
+    from daharness.view.pages import _step
+
+    png = io.BytesIO()
+    Image.new("RGB", (1920, 1080), (10, 120, 200)).save(png, "PNG")
+    view = DesktopView(
+        observation="screenshot_a11y_tree", image=png.getvalue(), table="TAG\tNAME\npush-button\tSave"
+    )
+    note = step_note(3, view)
+    html = _step(None, None, 7, note, False)  # type: ignore[arg-type]
+    shown = html.split('src="data:image/jpeg;base64,')[1].split('"')[0]
+    image = Image.open(io.BytesIO(base64.b64decode(shown)))
+    assert (image.format, image.size) == ("JPEG", (960, 540))
+    assert image.getpixel((480, 270))[2] > 150  # the screen's blue, compressed
+    assert "<summary>accessibility tree</summary><pre>TAG\tNAME\npush-button\tSave</pre>" in html
+    assert 'alt="screen at step 3"' in html

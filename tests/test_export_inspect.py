@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from fake_openai import FakeOpenAI
 from families.interactive.replies import Script
-from sample_runs import SUITE, WRONG_EVERY, add_dialogue_sample, react_run
+from sample_runs import SUITE, WRONG_EVERY
 
 from daharness.agents import AgentOptions, make_agent
 from daharness.models import ModelSettings
@@ -37,10 +37,8 @@ def _export(run: Path, out: Path) -> subprocess.CompletedProcess[str]:
 
 
 @pytest.fixture(scope="module")
-def react_run_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = react_run(tmp_path_factory.mktemp("react") / "run", count=4)
-    add_dialogue_sample(out)
-    return out
+def react_run_dir(react_export_run: Path) -> Path:
+    return react_export_run
 
 
 def test_a_model_run_exports_samples_scores_and_messages(react_run_dir: Path, tmp_path: Path) -> None:

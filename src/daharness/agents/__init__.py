@@ -3,7 +3,7 @@ family (reference, replay, DA-Agent); a family's own agents register with the fa
 
 from __future__ import annotations
 
-from daharness.agents import da_agent, reference, replay  # noqa: F401  (registration)
+from daharness.agents import da_agent, desktop, reference, replay  # noqa: F401  (registration)
 from daharness.agents.budget import SampleLimits
 from daharness.agents.options import AgentOptions
 from daharness.core.agent import Agent
@@ -14,8 +14,14 @@ def make_agent(name: str, options: AgentOptions | None = None) -> Agent:
     return agents.get(name).build(options or AgentOptions())  # type: ignore[no-any-return]
 
 
+def agent_needs_desktop(name: str) -> bool:
+    """Whether the named agent works on a screen, so that every sample it runs gets a desktop."""
+    built_by = getattr(agents.get(name).build, "__self__", None)
+    return bool(getattr(built_by, "needs_desktop", False))
+
+
 def agent_summaries() -> dict[str, str]:
     return {name: entry.summary for name, entry in agents.items()}
 
 
-__all__ = ["AgentOptions", "SampleLimits", "agent_summaries", "make_agent"]
+__all__ = ["AgentOptions", "SampleLimits", "agent_needs_desktop", "agent_summaries", "make_agent"]

@@ -5,11 +5,14 @@ and that the harness scores a right answer as right.
 
 from __future__ import annotations
 
+import json
+import time
 from typing import Any
 
 from daharness.agents.options import AgentOptions
 from daharness.core.backend import SandboxBackend
 from daharness.core.errors import InfrastructureError
+from daharness.core.observation import Observation
 from daharness.core.registry import agent
 from daharness.core.submission import Submission, dump_events
 from daharness.core.task import Task
@@ -31,6 +34,8 @@ class ReferenceAgent:
         if task.reference.language == "python":
             observation = sandbox.python(code)
             submission.act("python", {"code": code}, observation)
+        elif task.reference.language == "actions":
+            observation = run_screen_actions(task, sandbox, submission)
         elif task.reference.language == "bash":
             observation = sandbox.bash(code)
             submission.act("bash", {"command": code}, observation)
@@ -54,3 +59,38 @@ class ReferenceAgent:
 
     def describe(self) -> dict[str, Any]:
         return {"name": self.name}
+
+
+def run_screen_actions(task: Task, sandbox: SandboxBackend, submission: Submission) -> Observation:
+    """A solution of screen actions, one after another on the sample's desktop; the first that fails
+    ends it (its observation is returned)."""
+    try:
+        actions = json.loads(task.reference.code) if task.reference else None
+    except ValueError as exc:
+        raise InfrastructureError(f"task {task.id}: its screen actions are not JSON ({exc})") from None
+    if not isinstance(actions, list):
+        raise InfrastructureError(f"task {task.id}: its screen actions are not a JSON list")
+    if not getattr(sandbox, "has_desktop", False):
+        raise InfrastructureError(f"task {task.id}: its solution acts on a screen and the sandbox has none")
+    observation = Observation(kind="desktop")
+    for action in actions:
+        observation = sandbox.act_on_desktop(action)  # type: ignore[attr-defined]
+        submission.act("desktop", {"action": action}, observation)
+        if not observation.ok:
+            break
+        wait_until_still(sandbox)
+    return observation
+
+
+def wait_until_still(sandbox: Any, timeout_s: float = 30.0) -> None:
+    """Wait until the screen stops changing (two screenshots in a row alike), so that the next action of a
+    fixed script meets the state this one led to however slowly the application answers, as an agent
+    that looks before acting would (a solution cannot look)."""
+    deadline = time.monotonic() + timeout_s
+    last = None
+    while time.monotonic() < deadline:
+        shot = sandbox.observe_desktop("screenshot").image
+        if shot == last:
+            return
+        last = shot
+        time.sleep(0.3)

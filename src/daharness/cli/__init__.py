@@ -5,7 +5,7 @@ the options the registered families declare."""
 # each module registers its command; `daharness --help` lists them in this order
 # isort: off
 from daharness.cli import run, score, rescore, report, compare, view, export  # noqa: F401
-from daharness.cli import validate, schema, doctor, agents, suites  # noqa: F401
+from daharness.cli import validate, schema, doctor, agents, suites, generate  # noqa: F401
 
 # isort: on
 from daharness.cli.app import app, main

@@ -135,6 +135,18 @@ ReformatModel = Annotated[
     str | None, _option("react: model of the reformat step (Table 25); same endpoint options.", AGENT)
 ]
 MemoryWindow = Annotated[int, _option("da-agent: steps kept in the prompt.", AGENT, min=1)]
+DesktopFlag = Annotated[
+    bool,
+    _option(
+        "Give every sample a desktop (a screen, a browser, LibreOffice): the GUI steps of workflow tasks then "
+        "happen on it (the desktop agent always has one).",
+    ),
+]
+ObservationOption = Annotated[
+    str, _option("desktop: screenshot, a11y_tree, screenshot_a11y_tree or som.", AGENT)
+]
+ActionSpaceOption = Annotated[str, _option("desktop: pyautogui (code) or json (the paper's actions).", AGENT)]
+HistoryOption = Annotated[int, _option("desktop: earlier observations kept in the prompt.", AGENT, min=0)]
 ReplayFrom = Annotated[Path | None, _option("replay: the run whose actions to repeat.", AGENT)]
 SimulatorModel = Annotated[
     str | None,
@@ -210,6 +222,10 @@ def run(
     dabench_compat: DabenchCompat = False,
     reformat_model: ReformatModel = None,
     memory_window: MemoryWindow = 15,
+    desktop: DesktopFlag = False,
+    observation: ObservationOption = "screenshot_a11y_tree",
+    action_space: ActionSpaceOption = "pyautogui",
+    history: HistoryOption = 3,
     replay_from: ReplayFrom = None,
     simulator_model: SimulatorModel = None,
     clarify: Clarify = False,
@@ -221,7 +237,7 @@ def run(
     debug: DebugOption = False,
 ) -> None:
     """Run an agent on a suite, score every sample, write the run directory and its report."""
-    from daharness.agents import AgentOptions, SampleLimits
+    from daharness.agents import AgentOptions, SampleLimits, agent_needs_desktop
     from daharness.core.limits import Limits
     from daharness.core.registry import task_mode_groups
     from daharness.runs.error_budget import ErrorBudget
@@ -249,12 +265,14 @@ def run(
         replay_from=replay_from,
         simulator_model=models.resolve(simulator_model),
         clarify=clarify,
+        extra={"observation": observation, "action_space": action_space, "history": history},
     )
+    desktop = desktop or agent_needs_desktop(agent)
     _run_and_report(
         loaded, agent, options, out_dir, budget, ids=id_list(ids), limit=limit,
         stop_after_unreachable=stop_after_unreachable, epochs=epochs, labels=labels,
         scoring=families.scoring(task_mode_groups(loaded.tasks)), concurrency=concurrency,
-        sandbox=SandboxSettings(sandbox, limits),
+        sandbox=SandboxSettings(sandbox, limits, desktop=desktop),
         executor=ExecutorSettings(backend, ray_address, ray_num_cpus, ray_memory_mb, ray_shared_files),
     )  # fmt: skip
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -109,3 +110,35 @@ def _clean_text(value: Any) -> Any:
     if isinstance(value, list | tuple):
         return [_clean_text(item) for item in value]
     return value
+
+
+def read_journal(path: Path) -> list[dict[str, Any]]:
+    """The finished items of an append-only journal (one JSON object a line, each flushed when done); a
+    last line cut short by a crash is removed, so that its item is made again."""
+    if not path.is_file():
+        return []
+    lines = path.read_text(encoding="utf-8").split("\n")
+    if lines[-1]:  # no newline at the end: the write was cut
+        path.write_text("".join(line + "\n" for line in lines[:-1]), encoding="utf-8")
+    entries = []
+    for number, line in enumerate(lines[:-1], start=1):
+        try:
+            entries.append(json.loads(line))
+        except json.JSONDecodeError:
+            raise located(path, "not JSON; remove the line to make its item again", number) from None
+    return entries
+
+
+def append_journal(path: Path, entry: dict[str, Any]) -> None:
+    """One finished item, on disk before the next one starts."""
+    with path.open("a", encoding="utf-8") as handle:
+        handle.write(json.dumps(entry) + "\n")
+        handle.flush()
+        os.fsync(handle.fileno())
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Replace a file whole: a reader (or a crash) never sees half of it."""
+    partial = path.with_name(path.name + ".partial")
+    partial.write_text(text, encoding="utf-8")
+    partial.replace(path)

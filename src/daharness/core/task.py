@@ -119,8 +119,11 @@ class PythonLibrary(_Model):
 class ReferenceSolution(_Model):
     """Code that solves the task; the `reference` agent runs it, `validate` checks it scores 1."""
 
-    language: Literal["python", "bash", "sql"] = "python"
-    code: str
+    language: Literal["python", "bash", "sql", "actions"] = "python"
+    code: str = Field(
+        description="The solution; for `actions`, a JSON list of screen actions run on the desktop in turn: "
+        "pyautogui code (a string) or an action of the paper's JSON action space (an object)."
+    )
 
 
 class Task(_Model):
@@ -141,6 +144,11 @@ class Task(_Model):
     conjunction: Conjunction = Conjunction.avg
     metadata: TaskMetadata = Field(default_factory=TaskMetadata)
     dialogue: list[DialogueTurn] = Field(default_factory=list)
+    prompt: list[DialogueTurn] = Field(
+        default_factory=list,
+        description="The benchmark's own prompt as chat messages, when it gives one (Tapilot-Crossing's "
+        "prompt_with_hist_json): agents that reproduce its settings send it. Never an answer.",
+    )
     setup: list[SetupStep] = Field(default_factory=list)
     reference: ReferenceSolution | None = None
     hidden_paths: list[str] = Field(

@@ -19,6 +19,7 @@ from daharness.core.record import SampleRecord
 from daharness.core.registry import families
 from daharness.core.runlog import file_safe
 from daharness.core.submission import ActionEvent, ModelCall, Note, UserTurn
+from daharness.core.task import Task
 from daharness.report.epochs import epochs_line, labels_line
 from daharness.report.html import _CSS, card, interval_card, plural, scoring_modes, usage_cards
 from daharness.report.run_tasks import request_text
@@ -268,8 +269,28 @@ def _step(run: ViewedRun, record: SampleRecord, number: int, step: Any, first_ca
             f'<pre class="user-text">{escape(step.content)}</pre></div>'
         )
     if isinstance(step, Note):
-        return f'<div class="step note" data-kind="note"><h3>{number}. note</h3><pre>{escape(step.text)}</pre></div>'
+        return (
+            f'<div class="step note" data-kind="note"><h3>{number}. note</h3><pre>{escape(step.text)}</pre>'
+            f"{_screen(step.data)}</div>"
+        )
     return ""
+
+
+def _screen(data: dict[str, Any]) -> str:
+    """What a desktop agent saw at a step: its screenshot (kept as a small JPEG) and accessibility table."""
+    shot, table = data.get("screenshot_jpeg"), data.get("a11y_tree")
+    image = (
+        f'<img class="figure screen" alt="screen at step {escape(str(data.get("step", "")))}" '
+        f'src="data:image/jpeg;base64,{escape(shot)}">'
+        if isinstance(shot, str)
+        else ""
+    )
+    tree = (
+        f"<details><summary>accessibility tree</summary><pre>{escape(table)}</pre></details>"
+        if isinstance(table, str)
+        else ""
+    )
+    return image + tree
 
 
 def _score(record: SampleRecord) -> str:
@@ -373,6 +394,42 @@ def _inline(run: ViewedRun, record: SampleRecord, name: str) -> str:
     return f'<details open class="csv-file"><summary>{escape(name)}</summary>{csv_table(path)}</details>'
 
 
+def _tapilot_entry(task: Task | None, record: SampleRecord) -> str:
+    """An official Tapilot-Crossing entry: its conversation (the prompt as the file gives it), the code that
+    was run for the reply (after the entry's history) and what the entry's eval_metrics printed."""
+    if task is None or "release" not in task.gold.data:
+        return ""
+    messages = [turn.model_dump(include={"role", "content"}) for turn in task.prompt]
+    conversation = "".join(
+        f'<div class="turn {escape(str(m.get("role")))}"><p><b>{escape(str(m.get("role")))}</b></p>'
+        f"<pre>{escape(str(m.get('content') or ''))}</pre></div>"
+        for m in messages
+    )
+    release = task.gold.data["release"]
+    details = record.score.details if record.score else {}
+    parts = [f'<h3>Conversation <small>({plural(len(messages), "message")})</small></h3><div id="conversation">'
+             f"{conversation or '<p>No prompt_with_hist_json in the entry.</p>'}</div>"]  # fmt: skip
+    if history := str(release.get("ref_code_hist") or ""):
+        parts.append(
+            f"<details><summary>the history's code (ref_code_hist)</summary>{_code('python', history)}</details>"
+        )
+    if "code" in details:
+        parts.append(
+            f'<h3>Code run for the reply</h3><div class="code" id="reply-code">{_code("python", str(details["code"]))}</div>'
+        )
+    if "eval_output" in details:
+        parts.append(
+            f'<h3>eval_metrics output</h3><pre id="eval-output">{escape(str(details["eval_output"]) or "(nothing printed)")}</pre>'
+        )
+        parts.append(
+            f"<details><summary>the entry's eval_metrics</summary>{_code('python', str(release.get('eval_metrics', '')))}</details>"
+        )
+    return (
+        f"<h2>Tapilot-Crossing entry {escape(str(release.get('file')))}:{escape(str(release.get('data_id')))}</h2>"
+        + "".join(parts)
+    )
+
+
 def sample_page(run: ViewedRun, record: SampleRecord) -> str:
     no_steps = "<p>No trajectory saved.</p>"
     try:
@@ -409,7 +466,7 @@ def sample_page(run: ViewedRun, record: SampleRecord) -> str:
         + f'<h1>sample {escape(record.key)} <span class="verdict {verdict(record)}">{verdict(record)}</span></h1>'
         f"<p class=sub>{escape(facts)}</p>{request}"
         f'<h2>Trajectory <small>({plural(len(steps), "step")})</small></h2><div id="steps">{rendered or no_steps}</div>'
-        f"<h2>Final answer</h2>{answer_html}{_score(record)}{_against_gold(run, record)}"
+        f"{_tapilot_entry(task, record)}<h2>Final answer</h2>{answer_html}{_score(record)}{_against_gold(run, record)}"
         + (f"<h2>Files the agent left</h2><ul>{files}</ul>{_images(run, record, not_shown)}" if saved else "")
     )
     return _page(f"sample {record.key}", body, 3)

@@ -182,10 +182,14 @@ def test_the_builtin_suite_scores_100_percent_with_its_references(tmp_path: Path
     from daharness.runs.rundir import RunDir
     from daharness.runs.runner import run_suite
 
-    outcome = run_suite(load_suite("workflow"), make_agent("reference"), tmp_path / "run", concurrency=2)
+    # the desktop tasks (LibreOffice on a screen, a minute each) are solved in test_desktop_workflow.py
+    files_only = [task_id for task_id, task in WORKFLOW.items() if not task.desktop]
+    outcome = run_suite(
+        load_suite("workflow"), make_agent("reference"), tmp_path / "run", ids=files_only, concurrency=2
+    )
     assert outcome.errors == 0
     report = build_report(RunDir.open_for_reading(tmp_path / "run"))
-    assert report["counts"]["samples"] == len(WORKFLOW) and report["mean_score"] == 1.0
+    assert report["counts"]["samples"] == len(files_only) and report["mean_score"] == 1.0
     figures = report["families"]["workflow"]
     assert figures["success_rate"] == 1.0
     assert set(figures["by_app"]) >= {"excel", "dbt", "duckdb", "jupyter"}

@@ -168,7 +168,10 @@ def test_suites_check_prints_the_unsupported_table(tmp_path: Path) -> None:
 
 def test_builtin_workflow_suite_has_references_and_every_app() -> None:
     suite = load_suite("workflow")
-    assert len(suite.tasks) >= 20 and not suite.unsupported
+    assert len(suite.tasks) >= 20
+    assert all(reason.startswith("needs a desktop") for reason in suite.unsupported.values())
+    desktop = [task for task in suite.tasks if task.desktop] + list(suite.unsupported)
+    assert len(desktop) >= 6
     assert all(task.reference is not None for task in suite.tasks)
     assert {task.metadata.subcategory for task in suite.tasks} == {"excel", "dbt", "jupyter"}
     assert shutil.which("dbt") or Path(sys.executable).with_name("dbt").exists()
@@ -211,3 +214,31 @@ def test_dbt_profiles_images_and_seaborn_tasks_are_supported(tmp_path: Path) -> 
     }  # fmt: skip
     assert "server on localhost" in suite.unsupported["localhost"]  # not "the internet"
     assert executed_code_need("import seaborn as sns\nsns.set_theme()", "notebook") is None
+
+
+def test_tasks_that_read_the_screen_need_a_desktop(tmp_path: Path) -> None:
+    from daharness.sandbox.desktop import desktop_problem
+
+    _task_folder(tmp_path, "declared", desktop=True)
+    _task_folder(tmp_path, "files")
+    _task_folder(
+        tmp_path,
+        "tab",
+        evaluator={
+            "func": "is_expected_url_pattern_match",
+            "result": {"type": "active_tab_info"},
+            "expected": {"type": "rule", "rules": {"expected": ["localhost:1036"]}},
+        },
+    )
+    suite = load_suite(f"spider2v:{tmp_path}")
+    if desktop_problem() is None:
+        needs = {task.id: task.desktop for task in suite.tasks}
+        assert needs == {"declared": True, "files": False, "tab": True}
+        tab = next(task for task in suite.tasks if task.id == "tab")
+        assert tab.scorers[0].options["result"] == {"kind": "screen", "path": "active_tab_info"}
+    else:
+        assert [task.id for task in suite.tasks] == ["files"]
+        assert suite.unsupported["declared"].startswith("needs a desktop: ")
+    _task_folder(tmp_path / "bad", "wrong", desktop="yes")
+    with pytest.raises(UserError, match=r"wrong\.json: field 'desktop' must be true or false"):
+        load_suite(f"spider2v:{tmp_path / 'bad'}")

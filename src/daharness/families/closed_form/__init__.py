@@ -7,6 +7,23 @@ rest is its own.
 
 from daharness.families.closed_form import agent, loader, scorer  # noqa: F401  (registration)
 from daharness.families.closed_form.family import ClosedFormFamily, official_analysis, print_dabench
+from daharness.families.closed_form.generate import (
+    CONCEPTS,
+    JOURNAL,
+    generate_closed_form,
+    summary,
+)
+from daharness.families.closed_form.generate import Settings as GenerationSettings
 from daharness.families.closed_form.rescore import rescore_dabench
 
-__all__ = ["ClosedFormFamily", "official_analysis", "print_dabench", "rescore_dabench"]
+__all__ = [
+    "CONCEPTS",
+    "JOURNAL",
+    "ClosedFormFamily",
+    "GenerationSettings",
+    "generate_closed_form",
+    "official_analysis",
+    "print_dabench",
+    "rescore_dabench",
+    "summary",
+]

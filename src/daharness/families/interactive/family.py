@@ -66,6 +66,20 @@ class InteractiveFamily(FamilyBase):
             variant=True,
         ),
         FormatOption(
+            "cse_url",
+            "tapilot: suites: an OpenAI-compatible embeddings endpoint for CSE / AccSE (paper, H.5).",
+            kind="text",
+            flag="--tapilot-cse-url",
+            variant=True,
+        ),
+        FormatOption(
+            "cse_models",
+            "tapilot: suites: CSE's two embedding models, CodeT5+ then Ada, comma-separated.",
+            kind="text",
+            flag="--tapilot-cse-models",
+            variant=True,
+        ),
+        FormatOption(
             "timeout_s",
             "tapilot: suites: seconds each script of an entry's evaluation may run (the release's 30).",
             kind="text",
@@ -247,6 +261,8 @@ class InteractiveFamily(FamilyBase):
                 ("Acc multiple choice", "acc", "choice"),
             )
         )
+        if cse := figures.get("release", {}).get("cse"):  # the paper's soft metric, when it was computed
+            cards += card("AccSE (CSE)", pct_html(cse["accse"])) + card("AccSER", pct_html(cse["accser"]))
         columns = [*MODES, "code", "choice", "overall"]
         header = "".join(f"<th>{MODE_TITLES.get(c, c.capitalize())}</th>" for c in columns)
         body = "".join(
@@ -280,6 +296,7 @@ def _row(record: SampleRecord) -> dict[str, Any]:
         "accr": float(details.get("accr", value)),
         "intents": details.get("intents", []),
         "release": details.get("release"),
+        "cse": details.get("cse"),
         "domain": next((t.removeprefix("domain:") for t in record.tags if t.startswith("domain:")), None),
         "ambiguous": bool(details.get("ambiguous", False)),
         "asked": int(clarification.get("asked", 0)),
@@ -299,7 +316,16 @@ def _release_figures(rows: list[dict[str, Any]]) -> dict[str, Any]:
     files = sorted({r["release"]["file"] for r in rows})
     domains = sorted({r["domain"] for r in rows if r["domain"]})
     kinds = sorted({i["type"] for r in rows for i in r["intents"]})
+    soft = [r["cse"] for r in rows if r["cse"] and "accse" in r["cse"]]
     return {
+        **(
+            {
+                "cse": {key: _mean([s[key] for s in soft]) for key in ("accse", "accser", "s1", "s2")}
+                | {"n": len(soft), "failed": sum(1 for r in rows if r["cse"] and "error" in r["cse"])}
+            }
+            if soft or any(r["cse"] for r in rows)
+            else {}
+        ),
         "by_file": {f: counted([r for r in rows if r["release"]["file"] == f]) for f in files},
         "overall": counted(rows),
         "by_domain": {d: _group([r for r in rows if r["domain"] == d]) for d in domains},
@@ -325,6 +351,11 @@ def _print_release(console: Any, release: dict[str, Any], title: str) -> None:
         for name, group in release[key].items():
             groups.add_row(label, name, pct(group["acc"]), str(group["n"]))
     console.print(groups)
+    if cse := release.get("cse"):
+        console.print(
+            f"CSE (code entries, {cse['n']} scored, {cse['failed']} without embeddings): AccSE {pct(cse['accse'])}"
+            f" · AccSER {pct(cse['accser'])} · mean S1 (CodeT5+) {cse['s1']} · mean S2 (Ada) {cse['s2']}"
+        )
 
 
 def _mean(values: list[float]) -> float | None:

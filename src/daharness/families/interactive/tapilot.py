@@ -119,12 +119,26 @@ def tapilot_suite(location: Path, options: Mapping[str, Any]) -> Suite:
         raise UserError(f"--tapilot-timeout: not a number of seconds: {options['timeout_s']!r}") from None
     if not timeout > 0:
         raise UserError("--tapilot-timeout: must be above 0 seconds")
-    tasks = [task for name in names for task in load_file(release, name, timeout)]
+    cse = _cse_settings(options)
+    tasks = [task for name in names for task in load_file(release, name, timeout, cse)]
     sources = {"dialogues": str(release.dialogues.resolve()), "resource": str(release.resource.resolve())}
     return Suite(f"tapilot:{location.name}", tasks, "Tapilot-Crossing, official files", sources)
 
 
-def load_file(release: Release, name: str, timeout_s: float = DEFAULT_TIMEOUT_S) -> list[Task]:
+def _cse_settings(options: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The embedding endpoint and models of CSE / AccSE (`--tapilot-cse-url`, `--tapilot-cse-models`)."""
+    url, models = options.get("cse_url"), options.get("cse_models")
+    if not url and not models:
+        return None
+    names = [name.strip() for name in str(models or "").split(",") if name.strip()]
+    if not url or len(names) != 2:
+        raise UserError("CSE needs --tapilot-cse-url and --tapilot-cse-models CODET5P,ADA (two model names)")
+    return {"base_url": str(url), "models": names}
+
+
+def load_file(
+    release: Release, name: str, timeout_s: float = DEFAULT_TIMEOUT_S, cse: dict[str, Any] | None = None
+) -> list[Task]:
     path = release.file(name)
     tasks: list[Task] = []
     seen: dict[str, int] = {}
@@ -138,7 +152,7 @@ def load_file(release: Release, name: str, timeout_s: float = DEFAULT_TIMEOUT_S)
         if key in seen:
             raise located(path, f"field 'data_id': {key} is also on line {seen[key]}", number)
         seen[key] = number
-        tasks.append(entry_task(release, name, entry, timeout_s))
+        tasks.append(entry_task(release, name, entry, timeout_s, cse))
     if not tasks:
         raise UserError(f"{path}: no entries")
     return tasks
@@ -149,6 +163,7 @@ def is_library_record(raw: dict[str, Any]) -> bool:
 
 
 _TEXT_FIELDS = ("current_query", "reference_answer")
+ROLES = ("system", "user", "assistant")  # the roles a prompt message may have
 _OPTIONAL_TEXT = ("prompt_with_hist_txt", "ref_code_hist", "ref_code_all", "eval_metrics")
 
 
@@ -178,8 +193,7 @@ def check_entry(path: Path, number: int, raw: dict[str, Any], choice: bool) -> d
         raise bad("eval_metrics", "a code-generation entry needs its evaluation code")
     messages = raw.get("prompt_with_hist_json", [])
     if not isinstance(messages, list) or not all(
-        isinstance(m, dict) and isinstance(m.get("role"), str) and isinstance(m.get("content"), str)
-        for m in messages
+        isinstance(m, dict) and m.get("role") in ROLES and isinstance(m.get("content"), str) for m in messages
     ):
         raise bad("prompt_with_hist_json", 'must be a list of {"role": ..., "content": ...} messages')
     return {
@@ -193,7 +207,9 @@ def task_id(name: str, data_id: Any) -> str:
     return f"{name}-{data_id}"
 
 
-def entry_task(release: Release, name: str, entry: dict[str, Any], timeout_s: float) -> Task:
+def entry_task(
+    release: Release, name: str, entry: dict[str, Any], timeout_s: float, cse: dict[str, Any] | None = None
+) -> Task:
     spec = FILES[name]
     resource = release.resource.resolve()
     files = [WorkspaceFile(path=f, source=resource / f) for f in [*TABLES.values(), LIBRARY_FILE]]
@@ -211,10 +227,7 @@ def entry_task(release: Release, name: str, entry: dict[str, Any], timeout_s: fl
     history = [{"turn": 0, "code": WORKSPACE_SETUP}]
     if entry.get("ref_code_hist", "").strip():
         history.append({"turn": 1, "code": entry["ref_code_hist"]})
-    gold = {
-        "release": release_data, "history": history, "timeout_s": timeout_s,
-        "prompt": entry.get("prompt_with_hist_json", []), "prompt_text": entry.get("prompt_with_hist_txt", ""),
-    }  # fmt: skip
+    gold = {"release": release_data, "history": history, "timeout_s": timeout_s}
     kinds = entry["result_types"]
     tags = [f"file:{name}", f"domain:{entry['domain_name']}", *sorted({f"result:{k}" for k in kinds})]
     if entry["intents"] > 1:
@@ -234,7 +247,7 @@ def entry_task(release: Release, name: str, entry: dict[str, Any], timeout_s: fl
         reference = ReferenceSolution(language="python", code=f"print({f'Answer: {answer}'!r})\n")
         choice = answer or None
     else:
-        options: dict[str, Any] = {"result_types": kinds}
+        options: dict[str, Any] = {"result_types": kinds, **({"cse": cse} if cse else {})}
         if spec.mode.startswith("private"):
             functions = sorted(describe_functions(resource / LIBRARY_FILE))
             code = with_history_imports(entry.get("ref_code_hist", ""), entry["reference_answer"])
@@ -261,15 +274,28 @@ def entry_task(release: Release, name: str, entry: dict[str, Any], timeout_s: fl
             source_id=f"{name}:{data_id}",
         ),
         dialogue=_dialogue(entry),
+        prompt=_prompt(entry),
         reference=reference,
         warnings=warnings,
     )
 
 
+def _prompt(entry: dict[str, Any]) -> list[DialogueTurn]:
+    """The release's prompt: `prompt_with_hist_json`, else its text prompt (else the request) as one user
+    message, as call_api.py sends it."""
+    messages = entry.get("prompt_with_hist_json") or []
+    if not messages:
+        text = entry.get("prompt_with_hist_txt", "").strip() or entry["current_query"]
+        messages = [{"role": "user", "content": text}]
+    return [DialogueTurn(role=m["role"], content=m["content"]) for m in messages]
+
+
 def _dialogue(entry: dict[str, Any]) -> list[DialogueTurn]:
-    """The conversation before the current request, as the release's prompt gives it (its system message
-    and the last user message, the current request, left out)."""
+    """The conversation before the current request, as the release's prompt gives it (its system message,
+    the current request and the assistant's opening after it, when the prompt ends with one, left out)."""
     messages = [m for m in entry.get("prompt_with_hist_json", []) if m["role"] in ("user", "assistant")]
-    if messages and messages[-1]["role"] == "user":
+    if len(messages) >= 2 and [m["role"] for m in messages[-2:]] == ["user", "assistant"]:
+        messages = messages[:-2]  # the request, then the opening of the answer (the release's agents fill it)
+    elif messages and messages[-1]["role"] == "user":
         messages = messages[:-1]
     return [DialogueTurn(role=m["role"], content=m["content"]) for m in messages]

@@ -3,7 +3,7 @@
 Sandboxes: the workspace is the task's home (HOME too), and stand-ins for `conda` and the desktop
 applications come first on PATH (`tools.py`). Before the agent, the task's setup steps run in
 order: `init.sh`-style scripts and commands run in the home; steps that only act on the desktop (open a
-file, launch an application, a browser) do nothing. After the agent, every process it left is stopped
+file, launch an application, a browser) do nothing, unless the sample has a desktop (`screen.py`). After the agent, every process it left is stopped
 and the sandbox starts again in the checks' environment, which comes from outside what the agent could
 write (`checks.py`); the non-GUI postconfig commands run, then each check script
 (`vm_script_output`) runs in the home, read by bash from the task (not from a file in the home), and its
@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import base64
 import shlex
+import time
 from collections import defaultdict
 from collections.abc import Iterable
 from pathlib import Path
@@ -32,6 +33,7 @@ from daharness.core.runlog import ScoringSettings
 from daharness.core.submission import Note, Submission
 from daharness.core.suite import Suite
 from daharness.core.task import SetupStep, Task
+from daharness.families.workflow import screen
 from daharness.families.workflow.apps import APP_STEP_TIMEOUT_S, HOME_FILES, app_additions, app_of, conda_sh
 from daharness.families.workflow.apps import services as app_services
 from daharness.families.workflow.checks import (
@@ -41,7 +43,7 @@ from daharness.families.workflow.checks import (
     setup_state,
 )
 from daharness.families.workflow.modes import WORKFLOW_MODES
-from daharness.families.workflow.scorers.inputs import SCRIPT_OUTPUTS
+from daharness.families.workflow.scorers.inputs import SCREEN_STATES, SCRIPT_OUTPUTS
 from daharness.families.workflow.tools import tools_dir
 from daharness.families.workflow.validate import WorkflowValidation, print_workflow_validation, validate_suite
 from daharness.report.html import card, svg_bars
@@ -105,13 +107,34 @@ class WorkflowFamily(FamilyBase):
                 env.sandbox.write_file(name, text)
             app_services.start_database(env.sandbox, app)
         for step in task.setup:
-            run_step(env.sandbox, step, timeout=step_timeout(task))
+            if "service" in step.args:  # an application's health check, with or without a desktop
+                run_step(env.sandbox, step, timeout=step_timeout(task))
+            elif screen.is_gui_step(step) and screen.has_desktop(env.sandbox):
+                screen.run_gui_step(env.sandbox, step, env.sandbox.workdir)
+            else:
+                run_step(env.sandbox, step, timeout=step_timeout(task))
         if app:
             app_services.note_running(env.sandbox, env.scratch)
         keep_setup_state(task, env.sandbox, env.scratch)
 
     def finish(self, task: Task, env: SampleEnvironment, submission: Submission) -> None:
         box = env.sandbox
+        postconfig = [SetupStep.model_validate(raw) for raw in task.gold.data.get("postconfig", [])]
+        if screen.has_desktop(box):  # what the agent left unsaved on the screen is saved, as officially
+            gui_steps, began = list(filter(screen.is_gui_step, postconfig)), time.time()
+            for step in gui_steps:
+                done = screen.run_gui_step(box, step, box.workdir)
+                submission.trajectory.append(Note(text=f"postconfig on the screen: {done}"))
+            if gui_steps:
+                screen.settle(box, began)
+        getters = {
+            str(source["path"])
+            for spec in task.scorers
+            for source in (spec.options.get("result", {}), spec.options.get("expected", {}))
+            if isinstance(source, dict) and source.get("kind") == "screen"
+        }
+        if getters and screen.has_desktop(box):
+            submission.evidence[SCREEN_STATES] = screen.collect_screen(box, getters)
         box.interrupt()  # nothing the agent left running may touch its files or the checks from here on
         state = setup_state(env.scratch)
         submission.suspicions += agent_files_at_check_paths(box, state)
@@ -127,8 +150,8 @@ class WorkflowFamily(FamilyBase):
             ok, output = app_services.restart_for_checks(box, env.scratch)
             submission.trajectory.append(Note(text="services started again for the checks", data={
                 "ok": ok, "output": output[-2000:]}))  # fmt: skip
-        for raw in task.gold.data.get("postconfig", []):
-            run_step(box, SetupStep.model_validate(raw), in_place=False, timeout=step_timeout(task))
+        for step in postconfig:
+            run_step(box, step, in_place=False, timeout=step_timeout(task))
         for script in task.gold.data.get("scripts", []):
             observation = run_script(
                 box, Path(script["source"]), script["dest"], in_place=False, timeout=step_timeout(task)

@@ -5,7 +5,8 @@ the files its setup copies in, its expected files, `init.sh` / `eval.sh`, `verbo
 `retrieved_chunk_*.txt`; DIR may hold such folders at any depth (`examples/<app>/<id>/`). Paths in the JSON
 are relative to the official repository (`evaluation_examples/examples/<app>/<id>/FILE`) and are found
 under DIR, else beside the task's JSON. A built-in suite's task may add a reference solution
-(`solution.sh` or `solution.py`, run in the task's home).
+(`solution.sh` or `solution.py`, run in the task's home, or `solution.actions.json`, screen actions run on
+its desktop).
 
 What a task needs that a local sandbox cannot give (a cloud account, a browser page, the internet, moving
 the clock) makes it unsupported: it is listed in `Suite.unsupported` with the reason, never dropped
@@ -37,6 +38,8 @@ from daharness.core.task import (
     WorkspaceFile,
 )
 from daharness.families.workflow import apps, limits
+from daharness.families.workflow.screen import SCREEN_GETTERS
+from daharness.sandbox.desktop.availability import desktop_problem
 
 HOME = "/home/user"
 SCORER_PREFIX = "spider2v."
@@ -94,6 +97,7 @@ class _Evaluator:
     scorers: list[ScorerSpec] = field(default_factory=list)
     gold: list[GoldFile] = field(default_factory=list)
     scripts: list[dict[str, str]] = field(default_factory=list)
+    screen: bool = False  # a result is read on the screen: the task needs a desktop
 
 
 @dataclass
@@ -153,6 +157,7 @@ class TaskReader:
             setup=setup,
             reference=_reference(folder),
             workdir=HOME,
+            desktop=_needs_desktop(raw, path) or evaluator.screen,
         )
         try:
             check_task_scorers(task)
@@ -211,7 +216,9 @@ class TaskReader:
                 command = params.get("command", "")
                 text = " ".join(map(str, command)) if isinstance(command, list) else str(command)
                 if limits.GUI_COMMAND.search(text):
-                    steps.append(SetupStep(kind="open", args={"official": kind, "command": text}))
+                    steps.append(
+                        SetupStep(kind="open", args={"official": kind, "command": text, "argv": command})
+                    )
                 else:
                     steps.append(SetupStep(kind="command", args={"argv": command}))
             elif self.app and kind in apps.HEALTH_STEPS:
@@ -288,6 +295,11 @@ class TaskReader:
             return {"kind": "script_output", "path": dest}
         if kind == "local_file":
             return {"kind": "gold", "path": self._gold(raw, folder, out)}
+        if kind in SCREEN_GETTERS:  # read on the sample's screen right after the agent
+            if problem := desktop_problem():
+                raise Unsupported(f"evaluator reads '{kind}' on a screen, and there is none here: {problem}")
+            out.screen = True
+            return {"kind": "screen", "path": kind}
         if kind == "dbt_profiles":  # the first profiles.yml found in the listed folders
             # `$VAR` folders are skipped: officially they are echoed in a fresh non-login shell, where
             # (as the official getter's comment says) the variable is not set
@@ -402,8 +414,24 @@ def _level(actions: Any) -> str | None:
     return "easy" if actions <= 5 else "medium" if actions <= 15 else "hard"
 
 
+def _needs_desktop(raw: dict[str, Any], path: Path) -> bool:
+    """A task that declares `"desktop": true` (a daharness addition: its checks read what only a screen
+    holds) runs only where a sample can have a desktop."""
+    if raw.get("desktop") is None:
+        return False
+    if not isinstance(raw["desktop"], bool):
+        raise UserError(f"{path}: field 'desktop' must be true or false")
+    if raw["desktop"] and (problem := desktop_problem()):
+        raise Unsupported(f"needs a desktop: {problem}")
+    return bool(raw["desktop"])
+
+
 def _reference(folder: Path) -> ReferenceSolution | None:
-    for name, language in (("solution.sh", "bash"), ("solution.py", "python")):
+    for name, language in (
+        ("solution.sh", "bash"),
+        ("solution.py", "python"),
+        ("solution.actions.json", "actions"),
+    ):
         if (folder / name).is_file():
             return ReferenceSolution(language=language, code=(folder / name).read_text(encoding="utf-8"))
     return None

@@ -2,6 +2,7 @@
 
 Requests (one JSON object per line): {"op": "observe", "screenshot": bool, "elements": bool} |
 {"op": "windows"} | {"op": "activate", "window": id} | {"op": "open_url", "url"} | {"op": "tabs"} |
+{"op": "html", "id": tab} |
 {"op": "ping"}. Each gets one answer: the op's fields, or {"error": {"name", "value"}}. The first line
 the controller writes is {"ready": true, "timings": {...}} once the display, the window manager, the
 accessibility bus and (when asked) the browser answer, or {"ready": false, "error": ...}.
@@ -40,6 +41,9 @@ class Controller:
             "activate": self.activate,
             "open_url": self.open_url,
             "tabs": lambda request: {"tabs": self._browser().tabs()},
+            "html": lambda request: {
+                "html": self._browser().evaluate(str(request["id"]), "document.documentElement.outerHTML")
+            },
             "ping": lambda request: {},
         }
 

@@ -28,6 +28,7 @@ from pydantic import Field
 from daharness.core.registry import scorer
 from daharness.core.score import Check, Score
 from daharness.core.scoring import GoldProblem, ScorerOptions, ScoringContext
+from daharness.families.interactive.cse import CseSettings, acc_se, similarities
 from daharness.families.interactive.scorers.choice import read_choice, read_choice_official
 from daharness.families.interactive.scorers.code import INTERACTIVE_MODES, turn_details
 from daharness.families.interactive.scorers.private import called_functions, recall
@@ -142,6 +143,7 @@ class TapilotCodeOptions(ScorerOptions):
     library: str | None = Field(default=None, description="Private files: the library's import name.")
     library_functions: list[str] = Field(default_factory=list)
     reference_calls: list[str] = Field(default_factory=list, description="Its functions the reference calls.")
+    cse: CseSettings | None = Field(default=None, description="The embedding models of CSE / AccSE (cse.py).")
 
 
 def _step_failure(step: dict[str, Any] | None, name: str) -> str | None:
@@ -197,17 +199,38 @@ def tapilot_code(context: ScoringContext, options: TapilotCodeOptions) -> Score:
         used = called_functions(code, options.library, options.library_functions)
         share = recall(set(options.reference_calls), used)
         accr, private = acc * share, {"recall": round(share, 4), "agent_calls": sorted(used)}
+    if options.cse is not None:
+        reference = str(context.task.gold.data.get("release", {}).get("reference_answer", ""))
+        share = float(private.get("recall", 1.0))
+        private["cse"] = _soft_metric(
+            reference, str((evidence or {}).get("code", "")), acc == 1.0, share, options.cse
+        )
     details = {
         **turn_details(context), "answer_type": "code", "acc": acc, "accr": accr, **private,
         "intents": [{"type": kind, "right": right} for kind, right in zip(options.result_types, verdicts, strict=True)],
         "release": _release(context, intents, acc == 1.0, sum(verdicts)),
         "eval_output": str(((evidence or {}).get("eval") or {}).get("stdout", ""))[:2000],
+        "code": str((evidence or {}).get("code", ""))[:20000],  # the reply's code as run (the viewer shows it)
     }  # fmt: skip
     checks = [
         Check(name=f"intent {i + 1} ({kind})", passed=right, explanation="" if right else reason)
         for i, (kind, right) in enumerate(zip(options.result_types, verdicts, strict=True))
     ]
     return Score(value=acc, explanation=explanation, checks=checks, details=details)
+
+
+def _soft_metric(
+    reference: str, code: str, passed: bool, recall: float, settings: CseSettings
+) -> dict[str, Any]:
+    """CSE's two similarities, AccSE and AccSER (Appendix H.5); an endpoint that fails leaves the figure out."""
+    from openai import OpenAIError
+
+    try:
+        s1, s2 = similarities(reference, code, settings)
+    except OpenAIError as exc:
+        return {"error": f"{type(exc).__name__}: {exc}"[:300]}
+    soft = acc_se(passed, s1, s2)
+    return {"s1": s1, "s2": s2, "accse": soft, "accser": round(soft * recall, 6)}
 
 
 def _release(

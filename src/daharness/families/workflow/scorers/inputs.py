@@ -4,7 +4,8 @@ error inside an evaluator becomes a 0 with its reason (as the official evaluator
 A task's evaluator names, per function, a `result` and an `expected` source:
 `file` (a file the agent left, by its path in the task's home), `first_file` (the first of several such
 paths that exists: the official `dbt_profiles` getter), `script_output` (what a check script
-printed after the agent, gathered by the workflow family into `submission.evidence`), `gold` (a hidden
+printed after the agent, gathered by the workflow family into `submission.evidence`), `screen` (what a
+getter read on the sample's desktop right after the agent, e.g. the active browser tab), `gold` (a hidden
 file of the task), `rule` (a value written in the task) or `none`.
 """
 
@@ -20,12 +21,13 @@ from daharness.core.score import Check, Score
 from daharness.core.scoring import GoldMissing, ScorerOptions, ScoringContext
 
 SCRIPT_OUTPUTS = "script_outputs"  # submission.evidence key: script path in the home -> its stdout
+SCREEN_STATES = "screen_states"  # submission.evidence key: getter name (active_tab_info) -> what it read
 
 
 class Source(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    kind: Literal["file", "first_file", "script_output", "gold", "rule", "none"]
+    kind: Literal["file", "first_file", "script_output", "screen", "gold", "rule", "none"]
     path: str | None = None  # file / script_output: path in the task's home; gold: the gold file's name
     paths: list[str] = []  # first_file: paths in the task's home, in the order they are looked for
     value: Any = None  # rule: the rule as the task writes it
@@ -59,6 +61,11 @@ def read_source(context: ScoringContext, source: Source) -> Any:
         if source.path not in outputs:
             raise MissingInput(f"the check script {source.path} gave no output")
         return outputs[source.path]
+    if source.kind == "screen":
+        states = context.submission.evidence.get(SCREEN_STATES, {})
+        if states.get(source.path) is None:
+            raise MissingInput(f"the screen had no {source.path} (no desktop, or nothing was open)")
+        return states[source.path]
     if source.kind == "gold":
         return context.gold(str(source.path))
     if source.kind == "rule":
