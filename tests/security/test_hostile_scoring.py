@@ -264,6 +264,7 @@ WRITTEN_HERE = {  # scorers no built-in task uses: a result file against a gold 
     "spider2v.diff_text_file": {"result": {"kind": "file", "path": "Desktop/out.txt"}, "expected": {"kind": "gold", "path": "gold.txt"}},
     "spider2v.exact_match": {"result": {"kind": "script_output", "path": "eval.sh"}, "expected": {"kind": "rule", "value": {"expected": "42"}}},
     "spider2v.compare_jupyterlab_images": {"result": {"kind": "file", "path": "Desktop/out.png"}, "expected": {"kind": "gold", "path": "gold.png"}},
+    "spider2v.is_expected_url_pattern_match": {"result": {"kind": "file", "path": "Desktop/out.txt"}, "expected": {"kind": "rule", "value": {"expected": ["^http://localhost:1036/lab"]}}},
     "tapilot_choice": {"answer": "B", "choices": ["one", "two", "three"]},
     "tapilot_code": {"result_types": ["dataframe", "plot"]},
 }  # fmt: skip
