@@ -102,6 +102,13 @@ class ReleaseAgent(ModelAgent):
         submission.steps += 1
         return reply
 
+    def _prompt_parts(
+        self, task: Task, sandbox: SandboxBackend, messages: list[Message], submission: Submission
+    ) -> tuple[list[Message], Message, Message | None]:
+        """The prompt split as `split_prompt` does, the request with the chart's table (Plot_QA) before it."""
+        before, request, opening = split_prompt(messages)
+        return before, self._with_chart(task, sandbox, request, submission), opening
+
     def _with_chart(
         self, task: Task, sandbox: SandboxBackend, request: Message, submission: Submission
     ) -> Message:
@@ -148,8 +155,7 @@ class ReleaseCotAgent(ReleaseAgent):
         budget: Budget,
         submission: Submission,
     ) -> str:
-        before, request, opening = split_prompt(messages)
-        request = self._with_chart(task, sandbox, request, submission)
+        before, request, opening = self._prompt_parts(task, sandbox, messages, submission)
         return self._send(self._cot(task, before, request, opening), budget, submission)
 
 
@@ -168,8 +174,7 @@ class ReleaseAirAgent(ReleaseCotAgent):
         budget: Budget,
         submission: Submission,
     ) -> str:
-        before, request, opening = split_prompt(messages)
-        request = self._with_chart(task, sandbox, request, submission)
+        before, request, opening = self._prompt_parts(task, sandbox, messages, submission)
         turns = [m for m in before if m["role"] != "system"]
         if len(turns) < 2 or (turns[-2]["role"], turns[-1]["role"]) != ("user", "assistant"):
             return self._send(self._cot(task, before, request, opening), budget, submission)  # turn 1: CoT
