@@ -57,6 +57,7 @@ def _official(prefix: str, folder: Path = OFFICIAL) -> Task:
 
 
 def _solved_on_screen(task: Task, actions: list | None) -> tuple[float, list[str]]:
+    """The score, and the notes of the trajectory with what was read on the screen (for a failure)."""
     if actions is not None:  # None: the task's own solution
         reference = ReferenceSolution(language="actions", code=json.dumps(actions))
         task = task.model_copy(update={"reference": reference})
@@ -68,7 +69,12 @@ def _solved_on_screen(task: Task, actions: list | None) -> tuple[float, list[str
     finally:
         shutil.rmtree(snapshot.root.parent, ignore_errors=True)
     notes = [event.text for event in submission.trajectory if isinstance(event, Note)]
-    return score.value, notes
+    observations = [str(getattr(event, "observation", ""))[:300] for event in submission.trajectory]
+    read = str(submission.evidence.get("screen_states", ""))[:300]
+    return score.value, [
+        *notes,
+        f"{score.explanation} | read on the screen: {read} | actions: {observations}",
+    ]
 
 
 def test_tasks_are_solved_on_the_screen_and_checked_there() -> None:
@@ -80,10 +86,13 @@ def test_tasks_are_solved_on_the_screen_and_checked_there() -> None:
     browser = [(_official(p, OFFICIAL_DESKTOP), NOTEBOOK_AT_1036) for p in ("910797bf", "e85047db")]
     with ThreadPoolExecutor(max_workers=2) as pool:
         results = list(pool.map(lambda sample: _solved_on_screen(*sample), excel + browser))
-    for (task, _), (score, _) in zip(browser, results[len(excel) :], strict=True):
-        assert score == 1.0, task.id  # the tab that the address bar opened, read from the live browser
+    for (task, _), (score, notes) in zip(browser, results[len(excel) :], strict=True):
+        assert score == 1.0, (
+            task.id,
+            notes,
+        )  # the tab that the address bar opened, read from the live browser
     for (task, _), (score, notes) in zip(excel, results, strict=False):
         # nothing in the solutions saves: the score comes from Ctrl+S pressed on the screen after them
         book = task.files[0].path
         assert f"postconfig on the screen: activated '{book} - LibreOffice Calc'" in notes, task.id
-        assert score == 1.0, task.id
+        assert score == 1.0, (task.id, notes)

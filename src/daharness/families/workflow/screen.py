@@ -83,12 +83,25 @@ def collect_screen(box: Any, getters: set[str]) -> dict[str, Any]:
     running still serves its pages): `active_tab_info`, the browser's shown tab (url, title, content)."""
     found: dict[str, Any] = {}
     if "active_tab_info" in getters:
-        tabs = [tab for tab in box.desktop_request("tabs")["tabs"] if tab["active"]]
+        tabs = _shown_tabs(box)
         if tabs:
             tab = tabs[0]
             content = box.desktop_request("html", id=tab["id"]).get("html", "")
             found["active_tab_info"] = {"url": tab["url"], "title": tab["title"], "content": content}
     return found
+
+
+def _shown_tabs(box: Any, timeout_s: float = 10.0) -> list[dict[str, Any]]:
+    """The tab the browser shows. A window covered by another reports its page hidden: a browser with
+    one tab shows that one. On a loaded machine a tab may be listed for a moment with no url yet: read
+    again, for at most `timeout_s`."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        every = box.desktop_request("tabs")["tabs"]
+        shown = [tab for tab in every if tab["active"]] or (every if len(every) == 1 else [])
+        if (shown and all(tab["url"] for tab in shown)) or time.monotonic() > deadline:
+            return shown
+        time.sleep(0.2)
 
 
 def has_desktop(box: SandboxBackend) -> bool:
