@@ -88,6 +88,23 @@ def test_an_unknown_backend_is_refused_before_the_families_and_pandas_are_import
     assert done.stderr == "error: --backend: unknown executor 'bogus'; known: local, ray\n"
 
 
+def test_help_builds_no_model_and_imports_no_family() -> None:
+    # `daharness --help` paid for pydantic and every core model at start (issue 27: it is to take 0.2 s)
+    probe = (
+        "import sys\n"
+        "from daharness.cli import main\n"
+        "try:\n"
+        "    main()\n"
+        "except SystemExit as exc:\n"
+        "    heavy = [m for m in ('pydantic', 'pandas', 'numpy', 'daharness.core.task', 'daharness.families')\n"
+        "             if m in sys.modules]\n"
+        "    print(exc.code, heavy)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe, "--help"], capture_output=True, text=True)
+    assert done.stdout.endswith("0 []\n"), done.stdout[-500:] + done.stderr[-2000:]
+    assert "Usage: " in done.stdout and " run " in done.stdout
+
+
 def test_suites_list_gives_whole_sentences() -> None:
     done = subprocess.run(cli("suites", "list"), capture_output=True, text=True)
     assert done.returncode == 0

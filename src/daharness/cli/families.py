@@ -16,12 +16,13 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import typer
 
-from daharness.core.family import FamilyBase, FormatOption
-from daharness.core.runlog import ScoringSettings
+if TYPE_CHECKING:  # imported when a command runs, not for `daharness --help`
+    from daharness.core.family import FamilyBase, FormatOption
+    from daharness.core.runlog import ScoringSettings
 
 PARAMETER = "families"
 Formats = Literal["all", "data", "none"]
@@ -39,6 +40,8 @@ class FamilyChoices:
         """The run's modes: always those of families that ask for it (`always_record_mode`), else a
         group's mode when some task uses the group (`used`), or, with no tasks to ask (rescoring), when
         it is not the default; so run.json names the same modes as before the groups were declared."""
+        from daharness.core.runlog import ScoringSettings
+
         modes: dict[str, str] = {}
         for family in self.owners:
             group = family.modes

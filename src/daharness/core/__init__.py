@@ -1,25 +1,62 @@
-"""The contracts every package shares. They import nothing of daharness outside this package."""
+"""The contracts every package shares. They import nothing of daharness outside this package.
 
-from daharness.core.agent import Agent
-from daharness.core.backend import SandboxBackend, SkippedEntry, Snapshot
-from daharness.core.errors import InfrastructureError, UserError, located
-from daharness.core.family import FamilyBase, Mutation, SampleEnvironment, SandboxAdditions
-from daharness.core.limits import Limits
-from daharness.core.observation import ErrorInfo, Observation
-from daharness.core.record import SampleRecord
-from daharness.core.runlog import FORMAT_VERSION, RunSpec, ScoringSettings, TrajectoryFile
-from daharness.core.score import Check, Score, combine
-from daharness.core.scoring import (
-    GoldMissing,
-    GoldProblem,
-    ModeGroup,
-    NoOptions,
-    ScorerOptions,
-    ScoringContext,
-)
-from daharness.core.submission import ActionEvent, Event, ModelCall, Note, Submission, UserTurn
-from daharness.core.suite import Suite
-from daharness.core.task import Conjunction, Family, Task
+The names below are imported when first used (PEP 562), so that a command needing none of them,
+`daharness --help` above all, does not build every model at start.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from daharness.core.agent import Agent
+    from daharness.core.backend import SandboxBackend, SkippedEntry, Snapshot
+    from daharness.core.errors import InfrastructureError, UserError, located
+    from daharness.core.family import FamilyBase, Mutation, SampleEnvironment, SandboxAdditions
+    from daharness.core.limits import Limits
+    from daharness.core.observation import ErrorInfo, Observation
+    from daharness.core.record import SampleRecord
+    from daharness.core.runlog import FORMAT_VERSION, RunSpec, ScoringSettings, TrajectoryFile
+    from daharness.core.score import Check, Score, combine
+    from daharness.core.scoring import (
+        GoldMissing,
+        GoldProblem,
+        ModeGroup,
+        NoOptions,
+        ScorerOptions,
+        ScoringContext,
+    )
+    from daharness.core.submission import ActionEvent, Event, ModelCall, Note, Submission, UserTurn
+    from daharness.core.suite import Suite
+    from daharness.core.task import Conjunction, Family, Task
+
+_PROVIDERS: dict[str, tuple[str, ...]] = {
+    "agent": ("Agent",),
+    "backend": ("SandboxBackend", "SkippedEntry", "Snapshot"),
+    "errors": ("InfrastructureError", "UserError", "located"),
+    "family": ("FamilyBase", "Mutation", "SampleEnvironment", "SandboxAdditions"),
+    "limits": ("Limits",),
+    "observation": ("ErrorInfo", "Observation"),
+    "record": ("SampleRecord",),
+    "runlog": ("FORMAT_VERSION", "RunSpec", "ScoringSettings", "TrajectoryFile"),
+    "score": ("Check", "Score", "combine"),
+    "scoring": ("GoldMissing", "GoldProblem", "ModeGroup", "NoOptions", "ScorerOptions", "ScoringContext"),
+    "submission": ("ActionEvent", "Event", "ModelCall", "Note", "Submission", "UserTurn"),
+    "suite": ("Suite",),
+    "task": ("Conjunction", "Family", "Task"),
+}
+_MODULE_OF = {name: module for module, names in _PROVIDERS.items() for name in names}
+
+
+def __getattr__(name: str) -> Any:
+    module = _MODULE_OF.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "FORMAT_VERSION",

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from pydantic import ValidationError
+if TYPE_CHECKING:  # the command line imports this module before it needs pydantic
+    from pydantic import ValidationError
 
 
 class UserError(Exception):

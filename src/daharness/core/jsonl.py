@@ -6,10 +6,10 @@ import json
 import os
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel
-from pydantic_core import PydanticSerializationError
+if TYPE_CHECKING:
+    from pydantic import BaseModel
 
 from daharness.core.errors import UserError, located
 
@@ -90,6 +90,8 @@ def json_text(model: BaseModel, indent: int | None = None) -> str:
     """A model as JSON, whatever text it holds: strings that are not valid Unicode (lone surrogates, from
     file names that are not UTF-8 or a model's reply) are written with the odd code points escaped as
     text (`\\udcff`), so that the file stays readable by every JSON reader, this one included."""
+    from pydantic_core import PydanticSerializationError  # loaded with any model
+
     try:
         return model.model_dump_json(indent=indent)
     except (UnicodeError, PydanticSerializationError):
