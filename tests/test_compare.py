@@ -175,3 +175,18 @@ def test_single_run_report_shows_intervals(tmp_path: Path) -> None:
     )
     assert f"accuracy 75.00% (95% CI {accuracy['low']:.2%}–{accuracy['high']:.2%})" in done.stdout
     assert "95% CI" in (run / "report.html").read_text()
+
+
+def test_the_rate_interval_is_scipys_wilson_interval_without_importing_scipy() -> None:
+    from scipy import stats
+
+    from daharness.report.stats import mean_interval
+
+    for n, k in [(1, 0), (1, 1), (7, 3), (20, 20), (48, 47), (66, 0), (150, 101)]:
+        ours = mean_interval([1.0] * k + [0.0] * (n - k))
+        theirs = stats.binomtest(k, n).proportion_ci(confidence_level=0.95, method="wilson")
+        assert (ours["low"], ours["high"], ours["method"]) == (
+            round(theirs.low, 4),
+            round(theirs.high, 4),
+            "Wilson score",
+        ), (n, k)

@@ -1,7 +1,8 @@
 """Confidence intervals and paired tests for run figures, chosen to hold for small n and for rates at 0% or
 100% (where a percentile bootstrap gives a zero-width interval).
 
-- A rate or a mean of scores in [0, 1]: the Wilson score interval (scipy's `proportion_ci`). For scores
+- A rate or a mean of scores in [0, 1]: the Wilson score interval (the formula of scipy's
+  `proportion_ci(method="wilson")`, without importing scipy for every report). For scores
   that are not all 0 or 1 it is conservative, since such a score's variance is at most mean * (1 - mean).
   Values outside [0, 1] get a percentile bootstrap interval.
 - Two runs on the same samples: right/wrong outcomes get McNemar's exact test (a binomial test on the
@@ -16,10 +17,10 @@ Every figure names its `method`, and the reports print it. A fixed seed makes a 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from statistics import NormalDist
 from typing import Any
 
 import numpy as np
-from scipy import stats
 
 CONFIDENCE = 0.95
 RESAMPLES = 2000
@@ -40,18 +41,15 @@ def mean_interval(values: Sequence[float]) -> dict[str, Any]:
     if data.size == 0:
         return {"value": None, "low": None, "high": None, "n": 0, "method": None}
     value = float(data.mean())
-    if np.all((data == 0) | (data == 1)):  # a rate
-        interval = stats.binomtest(int(data.sum()), int(data.size)).proportion_ci(
-            confidence_level=CONFIDENCE, method="wilson"
-        )
-        low, high, method = interval.low, interval.high, WILSON
-    elif np.all((data >= 0) & (data <= 1)):  # a mean of scores in [0, 1]
+    if np.all((data >= 0) & (data <= 1)):  # a rate, or a mean of scores in [0, 1]
         low, high = _wilson(value, int(data.size))
         method = WILSON
     elif data.size < 2 or np.all(data == data[0]):
         low = high = None
         method = None
     else:
+        from scipy import stats  # half a second to import: only where it is used
+
         result = stats.bootstrap(
             (data,), np.mean, confidence_level=CONFIDENCE, n_resamples=RESAMPLES, method="percentile",
             random_state=np.random.default_rng(SEED),
@@ -69,7 +67,7 @@ def mean_interval(values: Sequence[float]) -> dict[str, Any]:
 
 def _wilson(mean: float, n: int) -> tuple[float, float]:
     """Wilson's score interval for a mean of values in [0, 1] (the formula, with p = the mean)."""
-    z = float(stats.norm.ppf(0.5 + CONFIDENCE / 2))
+    z = NormalDist().inv_cdf(0.5 + CONFIDENCE / 2)
     centre = (mean + z * z / (2 * n)) / (1 + z * z / n)
     half = z / (1 + z * z / n) * np.sqrt(mean * (1 - mean) / n + z * z / (4 * n * n))
     return max(0.0, centre - half), min(1.0, centre + half)
@@ -87,6 +85,8 @@ def paired_difference(a: Sequence[float], b: Sequence[float]) -> dict[str, Any]:
     p, test = sign_flip_p(differences)
     low = high = method = None
     if n >= MIN_PAIRS_FOR_BOOTSTRAP and not np.all(differences == differences[0]):
+        from scipy import stats
+
         result = stats.bootstrap(
             (differences,), np.mean, confidence_level=CONFIDENCE, n_resamples=RESAMPLES, method="percentile",
             random_state=np.random.default_rng(SEED),
@@ -104,6 +104,8 @@ def sign_flip_p(differences: np.ndarray) -> tuple[float, str]:
     nonzero = differences[differences != 0]
     if nonzero.size <= 1:  # one pattern and its mirror image: both as extreme
         return 1.0, "sign-flip permutation (exact)"
+    from scipy import stats
+
     exact = 2 ** int(nonzero.size) <= PERMUTATIONS
     result = stats.permutation_test(
         (nonzero,), np.mean, permutation_type="samples", alternative="two-sided",
@@ -121,5 +123,7 @@ def mcnemar(a_right: Sequence[bool], b_right: Sequence[bool]) -> dict[str, Any]:
     flips = only_a + only_b
     if not a_right:
         return {"only_a_right": 0, "only_b_right": 0, "p": None, "test": EXACT_MCNEMAR}
+    from scipy import stats
+
     p = float(stats.binomtest(only_a, flips, 0.5).pvalue) if flips else 1.0
     return {"only_a_right": only_a, "only_b_right": only_b, "p": round(p, 4), "test": EXACT_MCNEMAR}
