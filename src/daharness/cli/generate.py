@@ -82,12 +82,19 @@ def _model_outage() -> Iterator[None]:
         raise typer.Exit(INFRASTRUCTURE_EXIT) from None
 
 
-def _check_sandbox(sandbox: str) -> None:
+def _checked_start(
+    tables: Path, sandbox: str, model: str, base_url: str | None, models_file: Path | None, temperature: float
+) -> Any:
+    """What both generators check before asking anything (the tables' folder, the sandbox), and their
+    model client."""
     from daharness.sandbox import UNSAFE_BACKEND, UNSAFE_WARNING, check_backend
 
+    if not tables.is_dir():
+        raise UserError(f"--tables: {tables} is not a folder")
     check_backend(sandbox)
     if sandbox == UNSAFE_BACKEND:
         err.print(f"[yellow]warning[/]: {UNSAFE_WARNING}")
+    return _client(model, base_url, models_file, temperature)
 
 
 @generate_app.command("closed-form")
@@ -120,15 +127,12 @@ def closed_form(
         summary,
     )
 
-    if not tables.is_dir():
-        raise UserError(f"--tables: {tables} is not a folder")
     chosen = tuple(c.strip() for c in concepts.split(",")) if concepts else CONCEPTS
     if unknown := [c for c in chosen if c not in CONCEPTS]:
         raise UserError(f"--concepts: unknown concept {unknown[0]!r}; known: {', '.join(CONCEPTS)}")
     if agree is not None and agree > solutions:
         raise UserError(f"--agree: {agree} is more than the {solutions} solutions")
-    _check_sandbox(sandbox)
-    client = _client(model, base_url, models_file, temperature)
+    client = _checked_start(tables, sandbox, model, base_url, models_file, temperature)
     settings = GenerationSettings(tables, out_dir, per_table, chosen, solutions, agree or solutions, sandbox)
     total = len(list(tables.glob("*.csv"))) * per_table
     with _progress("questions", total, out_dir, client) as advance, _model_outage():
@@ -155,10 +159,7 @@ def interactive(
     run in the sandbox; normal, clarification, plot, insight-mining, plot-QA and best-guess turns."""
     from daharness.families.interactive import DialogueSettings, dialogue_summary, generate_interactive
 
-    if not tables.is_dir():
-        raise UserError(f"--tables: {tables} is not a folder")
-    _check_sandbox(sandbox)
-    client = _client(model, base_url, models_file, temperature)
+    client = _checked_start(tables, sandbox, model, base_url, models_file, temperature)
     settings = DialogueSettings(tables, out_dir, dialogues, turns, sandbox)
     with _progress("dialogues", dialogues, out_dir, client) as advance, _model_outage():
         entries = generate_interactive(settings, client, advance)
