@@ -7,6 +7,7 @@ run of a whole suite, a Ray cluster, a browser) is made twice.
 
 from __future__ import annotations
 
+import signal
 import sys
 from pathlib import Path
 from typing import Any
@@ -14,6 +15,12 @@ from typing import Any
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
+
+# A suite started in the background of a non-interactive shell inherits SIGINT ignored, and so would every
+# command that the tests start and then stop with Ctrl+C (SIGINT): they would never stop. Give them the
+# default, as an interactive terminal does.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 from daharness.agents import make_agent
 from daharness.core.runlog import ScoringSettings
