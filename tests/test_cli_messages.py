@@ -69,38 +69,32 @@ def test_a_run_json_from_a_newer_daharness_is_said_without_pydantics_prefix(tmp_
     )
 
 
-def test_an_unknown_backend_is_refused_before_the_families_and_pandas_are_imported(tmp_path: Path) -> None:
-    # the check answered after importing every family (pandas, numpy: 3 to 9 s on a busy machine)
+def _exit_and_modules_loaded(args: list[str], modules: tuple[str, ...]) -> subprocess.CompletedProcess[str]:
+    """`daharness ARGS` in a process that prints, last, its exit code and which of `modules` it imported."""
     probe = (
         "import sys\n"
         "from daharness.cli import main\n"
         "try:\n"
         "    main()\n"
         "except SystemExit as exc:\n"
-        "    heavy = [m for m in ('pandas', 'numpy', 'ray', 'openai', 'daharness.families') if m in sys.modules]\n"
-        "    print(exc.code, heavy)\n"
+        f"    print(exc.code, [m for m in {modules!r} if m in sys.modules])\n"
     )
+    return subprocess.run([sys.executable, "-c", probe, *args], capture_output=True, text=True)
+
+
+def test_an_unknown_backend_is_refused_before_the_families_and_pandas_are_imported(tmp_path: Path) -> None:
+    # the check answered after importing every family (pandas, numpy: 3 to 9 s on a busy machine)
     args = ["run", "--suite", "closed-form", "--agent", "reference", "--backend", "bogus"]
-    done = subprocess.run(
-        [sys.executable, "-c", probe, *args, "--out", str(tmp_path / "run")], capture_output=True, text=True
-    )
+    heavy = ("pandas", "numpy", "ray", "openai", "daharness.families")
+    done = _exit_and_modules_loaded([*args, "--out", str(tmp_path / "run")], heavy)
     assert done.stdout == "2 []\n"
     assert done.stderr == "error: --backend: unknown executor 'bogus'; known: local, ray\n"
 
 
 def test_help_builds_no_model_and_imports_no_family() -> None:
     # `daharness --help` paid for pydantic and every core model at start (issue 27: it is to take 0.2 s)
-    probe = (
-        "import sys\n"
-        "from daharness.cli import main\n"
-        "try:\n"
-        "    main()\n"
-        "except SystemExit as exc:\n"
-        "    heavy = [m for m in ('pydantic', 'pandas', 'numpy', 'daharness.core.task', 'daharness.families')\n"
-        "             if m in sys.modules]\n"
-        "    print(exc.code, heavy)\n"
-    )
-    done = subprocess.run([sys.executable, "-c", probe, "--help"], capture_output=True, text=True)
+    heavy = ("pydantic", "pandas", "numpy", "daharness.core.task", "daharness.families")
+    done = _exit_and_modules_loaded(["--help"], heavy)
     assert done.stdout.endswith("0 []\n"), done.stdout[-500:] + done.stderr[-2000:]
     assert "Usage: " in done.stdout and " run " in done.stdout
 

@@ -3,6 +3,7 @@ flight, and a damaged line is one error naming it."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -29,3 +30,23 @@ def test_no_journal_is_nothing_done_and_a_bad_line_is_named(tmp_path: Path) -> N
     journal.write_text('{"id": 0}\nnot json\n')
     with pytest.raises(UserError, match=r"review.jsonl:2: not JSON"):
         read_journal(journal)
+
+
+def test_a_generated_folder_with_broken_or_other_settings_is_refused_with_one_line(tmp_path: Path) -> None:
+    from daharness.core.generated_suite import prepare_generated_suite
+
+    table = tmp_path / "iris.csv"
+    table.write_text("a,b\n1,2\n")
+    out = tmp_path / "suite"
+    wanted = {"tables": ["iris.csv"], "per_table": 2}
+    manifest = {"family": "closed_form", "format": "dabench"}
+    prepare_generated_suite(out, "generation.json", wanted, "m", {"iris.csv": table}, manifest)
+    assert json.loads((out / "suite.json").read_text())["name"] == "suite"
+    assert (out / "tables" / "iris.csv").read_text() == "a,b\n1,2\n"
+    with pytest.raises(
+        UserError, match=r"generation.json: this folder was generated with another per-table \(2\)"
+    ):
+        prepare_generated_suite(out, "generation.json", {**wanted, "per_table": 3}, "m", {}, manifest)
+    (out / "generation.json").write_text("{cut")
+    with pytest.raises(UserError, match=r"generation.json:1: not valid JSON"):
+        prepare_generated_suite(out, "generation.json", wanted, "m", {}, manifest)

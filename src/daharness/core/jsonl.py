@@ -144,36 +144,3 @@ def write_atomic(path: Path, text: str) -> None:
     partial = path.with_name(path.name + ".partial")
     partial.write_text(text, encoding="utf-8")
     partial.replace(path)
-
-
-def prepare_generated_suite(
-    out: Path,
-    settings_file: str,
-    wanted: dict[str, Any],
-    model: str,
-    tables: dict[str, Path],
-    manifest: dict[str, Any],
-) -> None:
-    """The folder a generator writes a suite into: its tables copied, its settings recorded, its manifest.
-    Resuming in a folder generated with other settings (`wanted`), or in a folder that holds something
-    else, is refused."""
-    import shutil
-
-    recorded = out / settings_file
-    if recorded.is_file():
-        before = json.loads(recorded.read_text())
-        changed = [key for key, value in wanted.items() if before.get(key) != value]
-        if changed:
-            raise UserError(
-                f"{recorded}: this folder was generated with another {changed[0].replace('_', '-')} "
-                f"({before.get(changed[0])!r}); use a new --out"
-            )
-    elif out.exists() and any(out.iterdir()):
-        raise UserError(f"{out}: not empty and not a generated suite (no {settings_file})")
-    (out / "tables").mkdir(parents=True, exist_ok=True)
-    for name, source in tables.items():
-        shutil.copyfile(source, out / "tables" / name)
-    write_atomic(recorded, json.dumps({**wanted, "model": model}, indent=2) + "\n")
-    write_atomic(
-        out / "suite.json", json.dumps({"name": out.name, "version": 1, **manifest}, indent=2) + "\n"
-    )

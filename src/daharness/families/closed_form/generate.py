@@ -25,7 +25,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from daharness.core.errors import UserError
-from daharness.core.jsonl import append_journal, prepare_generated_suite, read_journal, write_atomic
+from daharness.core.generated_suite import prepare_generated_suite
+from daharness.core.jsonl import append_journal, read_journal, write_atomic
 from daharness.core.limits import Limits
 from daharness.core.task import Task
 from daharness.families.closed_form.damage import damaged_answers, written

@@ -22,7 +22,8 @@ from pathlib import Path
 from typing import Any
 
 from daharness.core.errors import UserError
-from daharness.core.jsonl import append_journal, prepare_generated_suite, read_journal, write_atomic
+from daharness.core.generated_suite import prepare_generated_suite
+from daharness.core.jsonl import append_journal, read_journal, write_atomic
 from daharness.core.limits import Limits
 from daharness.core.task import AnswerFormat, Family, Gold, Task, WorkspaceFile
 from daharness.families.interactive.loader import RESULT_TYPES as ALL_RESULT_TYPES
