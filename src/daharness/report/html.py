@@ -1,17 +1,13 @@
-"""A self-contained report.html: figures, charts (inline SVG from matplotlib) and every sample."""
+"""A self-contained report.html: figures, charts (inline SVG, `bars.py`) and every sample."""
 
 from __future__ import annotations
 
-import io
-import re
 from html import escape
 from typing import Any
 
 from daharness.core.registry import families
 from daharness.report.agent_metrics import cost_text
 from daharness.report.epochs import epochs_line, labels_line
-
-_GREEN, _RED, _GREY = "#2e7d32", "#c62828", "#9e9e9e"
 
 _CSS = """
 body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:2rem auto;max-width:1100px;color:#222;padding:0 1rem}
@@ -26,46 +22,6 @@ tr.error td:first-child{border-left:4px solid #ef6c00} tr.excluded td:first-chil
 .ok{color:#2e7d32} .bad{color:#c62828} code,pre{background:#f6f6f6;border-radius:4px} pre{padding:.5rem;white-space:pre-wrap;max-height:20rem;overflow:auto}
 details summary{cursor:pointer;color:#1565c0}
 """
-
-
-def svg_bars(
-    values: dict[str, float], title: str, horizontal: bool, measure: str = "accuracy by question"
-) -> str:
-    if not values:
-        return "<p>No data.</p>"
-    labels = list(values)
-    heights = [values[k] * 100 for k in labels]
-    colors = [_GREEN if h >= 50 else _RED for h in heights]
-    import matplotlib  # here, not at the top: families import this module when they register
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    figure, axes = plt.subplots(figsize=(6.2, 0.45 * len(labels) + 1.2) if horizontal else (6.2, 3.4))
-    if horizontal:
-        bars = axes.barh(labels, heights, color=colors)
-        axes.invert_yaxis()
-        axes.set_xlim(0, 118)  # room for the value labels
-        axes.set_xticks(range(0, 101, 20))
-        axes.set_xlabel(f"{measure} (%)")
-    else:
-        bars = axes.bar(labels, heights, color=colors)
-        axes.set_ylim(0, 112)
-        axes.set_yticks(range(0, 101, 20))
-        axes.set_ylabel(f"{measure} (%)")
-    axes.bar_label(bars, fmt="%.1f", padding=2, fontsize=8)
-    axes.set_title(title, loc="left", fontsize=11)
-    axes.spines[["top", "right"]].set_visible(False)
-    figure.tight_layout()
-    buffer = io.StringIO()
-    figure.savefig(buffer, format="svg")
-    plt.close(figure)
-    svg = buffer.getvalue()
-    svg = svg[svg.find("<svg") :]
-    # let the chart scale with the page instead of its fixed size in points
-    return re.sub(
-        r'<svg([^>]*?) width="[^"]+" height="[^"]+"', r'<svg\1 style="width:100%;height:auto"', svg, count=1
-    )
 
 
 def card(label: str, value: str) -> str:

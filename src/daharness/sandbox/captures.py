@@ -11,11 +11,13 @@ from pathlib import Path
 from typing import Any
 
 from daharness.core.backend import CAPTURE_INDEX
+from daharness.sandbox.scratch import process_scratch
 
 
 class CaptureStore:
     def __init__(self) -> None:
-        self.folder = Path(tempfile.mkdtemp(prefix="daharness-captures-"))
+        # in the process's scratch folder, which the next daharness removes if this one is killed
+        self.folder = Path(tempfile.mkdtemp(prefix="captures-", dir=process_scratch()))
         self.count = 0
         self.dropped: list[str] = []
 

@@ -42,7 +42,8 @@ from daharness.families.interactive.run import (
 from daharness.families.interactive.scorers.choice import LETTERS
 from daharness.families.interactive.scorers.code import INTERACTIVE_MODES, extract_code
 from daharness.families.interactive.scorers.record import read_record
-from daharness.report.html import card, svg_bars
+from daharness.report.bars import svg_bars
+from daharness.report.html import card
 from daharness.report.html import pct as pct_html
 from daharness.report.terminal import pct
 

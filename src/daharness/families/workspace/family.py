@@ -22,7 +22,8 @@ from daharness.core.submission import Submission
 from daharness.core.task import Task
 from daharness.families.workspace import damage
 from daharness.families.workspace.modes import WORKSPACE_MODES
-from daharness.report.html import card, svg_bars
+from daharness.report.bars import svg_bars
+from daharness.report.html import card
 from daharness.report.html import pct as pct_html
 from daharness.report.terminal import pct
 
