@@ -197,3 +197,12 @@ def test_matplotlib_starts_from_the_harness_font_list_instead_of_scanning_every_
     # the sandbox's own copy, which it may change; the harness's list stays as it was
     assert box.python(f"open('/tmp/matplotlib/{made[0]}', 'a').write(' ')").ok
     assert box.python("import os; os.access('/daharness-kernel', os.W_OK)").stdout == "False\n"
+
+
+def test_a_kernel_that_dies_says_how_and_a_fresh_one_takes_over(box: BwrapSandbox) -> None:
+    exited = box.python("import os\nos._exit(7)")
+    assert exited.error is not None and exited.error.name == "KernelDied" and exited.restarted
+    assert exited.error.value.startswith("the kernel exited (exit status 7)")
+    killed = box.python("import os, signal\nos.kill(os.getpid(), signal.SIGSEGV)")
+    assert killed.error is not None and "the kernel exited (killed by signal SIGSEGV" in killed.error.value
+    assert box.python("print('fresh')").stdout == "fresh\n" and box.restarts == 2

@@ -513,7 +513,7 @@ class KernelSandbox(SandboxBackend):
                 continue
             chunk = os.read(fd, 1 << 20)
             if not chunk:
-                raise SandboxError("the kernel exited")
+                raise SandboxError(f"the kernel exited{self._exit_detail()}")
             newline = chunk.find(b"\n")
             end = len(self._buffer) + newline if newline >= 0 else -1
             self._buffer += chunk
@@ -529,6 +529,32 @@ class KernelSandbox(SandboxBackend):
         if not isinstance(message, dict):
             raise SandboxError("the kernel sent an unreadable reply")
         return message
+
+    def _exit_detail(self) -> str:
+        """How the kernel's process ended, to say with "the kernel exited": its exit status or signal and
+        the end of what is waiting in its error pipe (read without blocking: a process the agent left
+        may hold the pipe open)."""
+        process = self._process
+        if process is None:
+            return ""
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            process.wait(timeout=2)
+        if process.returncode is None:
+            return ""
+        code = process.returncode
+        # a signal shows as a negative code, or, through bwrap (which reports its child's), as 128 + it
+        number = -code if code < 0 else code - 128 if 128 < code < 128 + signal.NSIG else None
+        status = f"exit status {code}"
+        if number is not None:
+            with contextlib.suppress(ValueError):
+                status = f"killed by signal {signal.Signals(number).name}"
+        tail = b""
+        if process.stderr is not None:
+            with contextlib.suppress(OSError):
+                os.set_blocking(process.stderr.fileno(), False)
+                tail = os.read(process.stderr.fileno(), 1 << 16) or b""
+        text = tail.decode(errors="replace").strip()[-300:]
+        return f" ({status}{': ' + text if text else ''})"
 
     def _stderr_tail(self) -> str:
         if self._process is None or self._process.stderr is None:
