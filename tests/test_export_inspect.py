@@ -182,3 +182,55 @@ def test_export_names_an_output_path_it_cannot_write(tmp_path: Path) -> None:
     target = tmp_path / "file" / "log.eval"
     done = _export(Path(__file__).parent / "fixtures" / "old_run_v01", target)
     assert done.returncode == 2 and f"error: {target}: cannot write" in done.stderr, done.stderr
+
+
+def test_a_desktop_agents_screens_export_as_images() -> None:
+    """The screenshots a desktop agent sent (image parts of its messages) and those its trajectory keeps
+    (each step's note) are Inspect images, in the conversation and in the model and info events."""
+    from inspect_ai.dataset import Sample
+    from inspect_ai.log import EvalSample
+    from inspect_ai.model import ChatMessageUser, ContentImage
+
+    from daharness.core.observation import Observation
+    from daharness.core.record import SampleRecord
+    from daharness.core.runlog import TrajectoryFile
+    from daharness.core.submission import ActionEvent, ModelCall, Note
+    from daharness.export.inspect_events import events_of
+    from daharness.export.inspect_log import messages_of
+
+    png, jpeg = "data:image/png;base64,iVBORw0KGgo=", "/9j/4AAQSkZJRg=="
+    observed = [
+        {"role": "system", "content": "You drive a desktop."},
+        {"role": "user", "content": [
+            {"type": "text", "text": "Given the screenshot:"},
+            {"type": "image_url", "image_url": {"url": png, "detail": "high"}},
+        ]},
+    ]  # fmt: skip
+    steps = [
+        Note(text="screen at step 1", data={"step": 1, "screenshot_jpeg": jpeg, "a11y_tree": "tag\tname"}),
+        ModelCall(messages=observed, reply='```json\n{"action_type": "DONE"}\n```'),
+        ActionEvent(
+            kind="desktop", args={"action_type": "DONE"}, observation=Observation(kind="desktop", ok=True)
+        ),
+    ]
+    trajectory = TrajectoryFile(id="gui-1", agent="desktop", steps=steps)
+    record = SampleRecord(id="gui-1", status="scored", agent="desktop", started_at=datetime.now().isoformat(),
+                          duration_s=1.0)  # fmt: skip
+    messages = messages_of(trajectory, record, "vl-model")
+    images = [part.image for m in messages if isinstance(m.content, list) for part in m.content
+              if isinstance(part, ContentImage)]  # fmt: skip
+    assert images == [png, f"data:image/jpeg;base64,{jpeg}"]
+    assert messages[1].text == "Given the screenshot:" and messages[0].text == "You drive a desktop."
+    screen = next(
+        m for m in messages if isinstance(m, ChatMessageUser) and m.metadata == {"source": "screen"}
+    )
+    assert screen.text == "screen at step 1"
+    events = events_of(trajectory, record, "vl-model", Sample(id="gui-1", input="drive"), None)
+    model_input = next(e for e in events if e.event == "model").input
+    assert isinstance(model_input[1].content[1], ContentImage) and model_input[1].content[1].image == png
+    info = next(e for e in events if e.event == "info")
+    assert info.data["screenshot"] == f"![screen at step 1](data:image/jpeg;base64,{jpeg})"
+    assert "screenshot_jpeg" not in info.data and info.data["a11y_tree"] == "tag\tname"
+    sample = EvalSample(id="gui-1", epoch=1, input="drive", target="", messages=messages, events=events)
+    again = EvalSample.model_validate_json(sample.model_dump_json())
+    assert [type(p).__name__ for p in again.messages[1].content] == ["ContentText", "ContentImage"]

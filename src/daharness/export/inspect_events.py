@@ -23,11 +23,43 @@ def tool_call_id(number: int) -> str:
     return f"step-{number}"
 
 
+def chat_content(content: Any) -> Any:
+    """A message's content as Inspect's: its text, or, for a message of parts (a desktop agent's
+    observation), each text part as text and each `image_url` part as an image."""
+    from inspect_ai.model import ContentImage, ContentText
+
+    if not isinstance(content, list):
+        return str(content or "")
+    parts: list[Any] = []
+    for part in content:
+        if not isinstance(part, dict):
+            continue
+        if part.get("type") == "image_url":
+            image = part.get("image_url")
+            url = image.get("url") if isinstance(image, dict) else image
+            if isinstance(url, str):
+                parts.append(ContentImage(image=url))
+        elif part.get("type") == "text":
+            parts.append(ContentText(text=str(part.get("text", ""))))
+    return parts
+
+
+def screen_content(note: Note) -> list[Any] | None:
+    """A desktop agent's step note as what it saw: the note's text and its screenshot (the trajectory
+    keeps it as a small JPEG), or None for a note without one."""
+    from inspect_ai.model import ContentImage, ContentText
+
+    shot = note.data.get("screenshot_jpeg")
+    if not isinstance(shot, str):
+        return None
+    return [ContentText(text=note.text), ContentImage(image=f"data:image/jpeg;base64,{shot}")]
+
+
 def chat_message(message: dict[str, Any], model: str) -> Any:
     """A message as the agent sent it ({"role", "content"}) as Inspect's chat message."""
     from inspect_ai.model import ChatMessageAssistant, ChatMessageSystem, ChatMessageUser
 
-    content = str(message.get("content") or "")
+    content = chat_content(message.get("content"))
     match message.get("role"):
         case "system":
             return ChatMessageSystem(content=content)
@@ -143,6 +175,10 @@ def events_of(
             )
         elif isinstance(step, Note):
             data = {"note": step.text, **step.data} if step.data else step.text
+            if isinstance(data, dict) and isinstance(data.get("screenshot_jpeg"), str):
+                # shown as the image it is: Inspect's viewer renders an info event's text as markdown
+                shot = data.pop("screenshot_jpeg")
+                data["screenshot"] = f"![{step.text}](data:image/jpeg;base64,{shot})"
             events.append(InfoEvent(source="daharness", data=data, timestamp=at, working_start=offset))
     if score is not None:
         at = start + timedelta(seconds=max(offset, record.duration_s))

@@ -17,9 +17,15 @@ from typing import Any
 from daharness.core.errors import UserError
 from daharness.core.record import SampleRecord
 from daharness.core.runlog import RunSpec, TrajectoryFile
-from daharness.core.submission import ActionEvent, ModelCall, UserTurn
+from daharness.core.submission import ActionEvent, ModelCall, Note, UserTurn
 from daharness.core.task import Task
-from daharness.export.inspect_events import chat_message, events_of, model_usage, tool_call_of
+from daharness.export.inspect_events import (
+    chat_message,
+    events_of,
+    model_usage,
+    screen_content,
+    tool_call_of,
+)
 from daharness.report.build import build_report, cannot_write
 from daharness.report.run_tasks import reload_tasks, request_text
 from daharness.report.trajectory import action_code, observation_text
@@ -81,6 +87,8 @@ def messages_of(
             )
         elif isinstance(step, UserTurn):
             messages.append(ChatMessageUser(content=step.content, metadata={"source": step.source}))
+        elif isinstance(step, Note) and (seen := screen_content(step)) is not None:
+            messages.append(ChatMessageUser(content=seen, metadata={"source": "screen"}))  # what it saw
     if not any(isinstance(m, ChatMessageUser) for m in messages):
         request = request_text(task) if task else f"(sample {record.id}: the request is not in the run log)"
         messages.insert(0, ChatMessageUser(content=request))
