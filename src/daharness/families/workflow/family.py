@@ -46,7 +46,8 @@ from daharness.families.workflow.modes import WORKFLOW_MODES
 from daharness.families.workflow.scorers.inputs import SCREEN_STATES, SCRIPT_OUTPUTS
 from daharness.families.workflow.tools import tools_dir
 from daharness.families.workflow.validate import WorkflowValidation, print_workflow_validation, validate_suite
-from daharness.report.html import card, svg_bars
+from daharness.report.bars import svg_bars
+from daharness.report.html import card
 from daharness.report.html import pct as pct_html
 from daharness.report.terminal import pct
 
@@ -123,10 +124,15 @@ class WorkflowFamily(FamilyBase):
         if screen.has_desktop(box):  # what the agent left unsaved on the screen is saved, as officially
             gui_steps, began = list(filter(screen.is_gui_step, postconfig)), time.time()
             for step in gui_steps:
-                done = screen.run_gui_step(box, step, box.workdir)
-                submission.trajectory.append(Note(text=f"postconfig on the screen: {done}"))
+                submission.trajectory.append(gui_postconfig(task, box, step))
             if gui_steps:
                 screen.settle(box, began)
+        else:
+            submission.trajectory.extend(
+                Note(text=f"postconfig {step.args['dest']} not run: it asks the screen's applications "
+                     "on localhost, and this sample has no desktop")
+                for step in postconfig if screen.is_live_script(step)
+            )  # fmt: skip
         getters = {
             str(source["path"])
             for spec in task.scorers
@@ -190,6 +196,20 @@ class WorkflowFamily(FamilyBase):
             f"<figure>{svg_bars(rates('by_instruction'), 'Success rate by instruction', False, 'success')}</figure>"
             "</div>"
         )
+
+
+def gui_postconfig(task: Task, box: SandboxBackend, step: SetupStep) -> Note:
+    """One GUI postconfig step on the live sandbox, noted for the trajectory. A script among them asks
+    the screen's applications (`wait.sh`: is JupyterLab's kernel idle?): it runs in the home, as the
+    task gives it, and its output is only noted, never scored."""
+    if not screen.is_live_script(step):
+        return Note(text=f"postconfig on the screen: {screen.run_gui_step(box, step, box.workdir)}")
+    dest = step.args["dest"]
+    observation = run_script(box, Path(step.args["script"]), dest, in_place=False, timeout=step_timeout(task))
+    return Note(
+        text=f"postconfig on the screen: ran {dest} (exit status {observation.exit_status})",
+        data={"exit_status": observation.exit_status, "stdout": observation.stdout[-2000:]},
+    )
 
 
 def step_timeout(task: Task) -> float | None:

@@ -96,12 +96,18 @@ def setup_step_need(step_type: str) -> str | None:
 _LOCAL_PORT = re.compile(r"\b(curl|wget)\b[^\n]*https?://(?:localhost|127\.0\.0\.1)(?::(\d+))?")
 
 
-def script_need(path: Path, services: frozenset[int] | None = None, *, setup: bool = False) -> str | None:
+def script_need(
+    path: Path, services: frozenset[int] | None = None, *, setup: bool = False, live: bool = False
+) -> str | None:
     """Why a setup or evaluation script cannot run in a sandbox, if it cannot. `services`: the ports
     of the services the harness runs for the task (Docker's commands then have local stand-ins, and
-    only a server on another port, one the agent starts, is out of reach after the agent)."""
+    only a server on another port, one the agent starts, is out of reach after the agent). `live`: the
+    script runs before the agent's processes are stopped (a postconfig step on a sample's desktop),
+    while the servers on localhost still answer."""
     text = path.read_text(encoding="utf-8", errors="replace")
     code = "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("#"))
+    if live:
+        code = _LOCAL_PORT.sub("", code)
     if services is not None:
         for match in _LOCAL_PORT.finditer(code):
             port = int(match.group(2) or 80)

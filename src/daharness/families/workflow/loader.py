@@ -108,8 +108,9 @@ class TaskReader:
     rag: bool = False
     app: str | None = None  # of the task being read: Dagster, Airflow or Superset run as services
 
-    def _script_need(self, script: Path, *, setup: bool = False) -> str | None:
-        return limits.script_need(script, services=apps.SERVICE_PORTS if self.app else None, setup=setup)
+    def _script_need(self, script: Path, *, setup: bool = False, live: bool = False) -> str | None:
+        services = apps.SERVICE_PORTS if self.app else None
+        return limits.script_need(script, services=services, setup=setup, live=live)
 
     def read(self, path: Path) -> Task:
         raw = read_json(path)
@@ -130,7 +131,8 @@ class TaskReader:
         files, setup = self._setup(raw.get("config", []), folder)
         evaluator = self._evaluator(raw["evaluator"], folder, path)
         postconfig = [
-            step.model_dump() for step in self._steps(raw["evaluator"].get("postconfig", []), folder)
+            step.model_dump()
+            for step in self._steps(raw["evaluator"].get("postconfig", []), folder, postconfig=True)
         ]
         related = [str(app) for app in raw.get("related_apps", [])]
         task = Task(
@@ -201,17 +203,13 @@ class TaskReader:
             files.append(WorkspaceFile(path=in_home(str(params.get("dest", ""))), source=source))
         return files, self._steps(listed, folder)
 
-    def _steps(self, config: list[Any], folder: Path) -> list[SetupStep]:
+    def _steps(self, config: list[Any], folder: Path, *, postconfig: bool = False) -> list[SetupStep]:
         """Setup or postconfig steps: scripts and commands to run, GUI steps kept as no-ops."""
         steps = []
         for step in _step_list(config):
             kind, params = str(step.get("type")), step.get("parameters", {}) or {}
             if kind == "script_and_execute":
-                script = self._source(str(params.get("src", "")), folder)
-                if need := self._script_need(script, setup=True):
-                    raise Unsupported(need)
-                dest = in_home(str(params.get("dest") or f"{HOME}/{script.name}"))
-                steps.append(SetupStep(kind="command", args={"script": str(script), "dest": dest}))
+                steps.append(self._script_step(params, folder, postconfig=postconfig))
             elif kind in ("execute", "command"):
                 command = params.get("command", "")
                 text = " ".join(map(str, command)) if isinstance(command, list) else str(command)
@@ -241,6 +239,24 @@ class TaskReader:
                     or f"setup step '{kind}' needs an app or account this sandbox does not have"
                 )
         return steps
+
+    def _script_step(self, params: dict[str, Any], folder: Path, *, postconfig: bool) -> SetupStep:
+        """A script to run in the home. A postconfig script whose only need is a server on localhost
+        (`wait.sh` asks JupyterLab whether its kernel is idle) asks the screen's applications: officially
+        it runs right after the agent, while they still run, so it is a GUI step (run with a desktop
+        before the agent's processes are stopped, its output not scored)."""
+        script = self._source(str(params.get("src", "")), folder)
+        live = False
+        if need := self._script_need(script, setup=True):
+            live = postconfig and self._script_need(script, setup=True, live=True) is None
+            if not live:
+                raise Unsupported(need)
+        dest = in_home(str(params.get("dest") or f"{HOME}/{script.name}"))
+        if live:
+            return SetupStep(
+                kind="open", args={"official": "script_and_execute", "script": str(script), "dest": dest}
+            )
+        return SetupStep(kind="command", args={"script": str(script), "dest": dest})
 
     def _source(self, official: str, folder: Path) -> Path:
         """A file named in the JSON: under the suite folder by its official path, else beside the JSON."""

@@ -3,8 +3,9 @@ pyautogui command...) done on a sandbox's desktop, as the official controller do
 
 Without a desktop these steps do nothing (the file-based run). With one, setup steps open the task's
 files and applications on the screen before the agent starts, and the GUI steps of the postconfig
-(activate the workbook's window, press Ctrl+S) run on the screen right after the agent, before anything
-it left running is stopped: they save what the agent left unsaved in the application, as officially.
+(activate the workbook's window, press Ctrl+S; a script that asks the screen's applications on localhost,
+`wait.sh`) run on the screen right after the agent, before anything it left running is stopped: they save
+what the agent left unsaved in the application, as officially.
 
 Pages on the internet (the official tasks open bing.com in the browser) cannot load here: the browser is
 started and only pages of the sandbox's own loopback are opened.
@@ -17,6 +18,7 @@ import shlex
 import time
 from pathlib import PurePosixPath
 from typing import Any
+from urllib.parse import quote
 
 from daharness.core.backend import SandboxBackend
 from daharness.core.task import SetupStep
@@ -112,6 +114,11 @@ def is_gui_step(step: SetupStep) -> bool:
     return step.kind == "open"
 
 
+def is_live_script(step: SetupStep) -> bool:
+    """A postconfig script that asks the screen's applications on localhost (the loader's GUI step)."""
+    return is_gui_step(step) and step.args.get("official") == "script_and_execute"
+
+
 def run_gui_step(box: Any, step: SetupStep, home: str) -> str:
     """Do one GUI step on the box's screen; what was done, as one line for the trajectory."""
     args = step.args
@@ -177,16 +184,20 @@ def launch(box: Any, command: Any, home: str) -> str:
     argv = [str(part) for part in command] if isinstance(command, list) else ["bash", "-c", str(command)]
     if match := _JUPYTER.search(" ".join(argv)):
         words = [w for w in match.group(1).split() if not w.startswith("-")]
-        root = _in_home(words[0], home) if words else home
-        return open_jupyterlab(box, root)
+        return open_jupyterlab(box, _in_home(words[0], home) if words else home)
     box.start_program(argv, "launch")
     return f"launched {shlex.join(argv)[:200]}"
 
 
-def open_jupyterlab(box: Any, root: str) -> str:
+def open_jupyterlab(box: Any, path: str) -> str:
+    """JupyterLab as `jupyter lab PATH` opens it: a folder is its root; a file (a notebook) is opened,
+    its folder the root (JupyterLab refuses a file as its root folder)."""
+    is_file = box.bash(f"test -f {shlex.quote(path)}").exit_status == 0
+    root = str(PurePosixPath(path).parent) if is_file else path
     box.start_program(apps.jupyterlab(root), "jupyterlab")
-    url = f"http://127.0.0.1:{apps.JUPYTER_PORT}/lab"
-    probe = f"import urllib.request; urllib.request.urlopen('{url}', timeout=2)"
+    base = f"http://127.0.0.1:{apps.JUPYTER_PORT}/lab"
+    url = f"{base}/tree/{quote(PurePosixPath(path).name)}" if is_file else base
+    probe = f"import urllib.request; urllib.request.urlopen('{base}', timeout=2)"
     waited = box.bash(
         f'for i in $(seq 600); do python -c "{probe}" 2>/dev/null && exit 0; sleep 0.1; done; exit 1'
     )
@@ -199,7 +210,7 @@ def open_jupyterlab(box: Any, root: str) -> str:
         if time.monotonic() > deadline:
             return f"JupyterLab on {root} opened, not drawn in time"
         time.sleep(0.2)
-    return f"JupyterLab opened on {root}"
+    return f"JupyterLab opened on {path}"
 
 
 def open_pages(box: Any, urls: list[str]) -> str:
