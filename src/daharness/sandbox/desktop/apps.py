@@ -30,11 +30,16 @@ def calc(path: str) -> list[str]:
     ]
 
 
+# the sandbox's Python draws with Agg (no screen); a notebook on the screen draws its plots inline, as in
+# the official VM's JupyterLab (Agg there only warns "FigureCanvasAgg is non-interactive" and shows nothing)
+INLINE_BACKEND = "module://matplotlib_inline.backend_inline"
+
+
 def jupyterlab(root: str, port: int = JUPYTER_PORT) -> list[str]:
     """JupyterLab serving `root` on the sandbox's loopback, without a token: only this sandbox's own
-    processes can reach its network."""
+    processes can reach its network. Its kernels plot inline."""
     return [
-        sys.executable, "-m", "jupyterlab", "--no-browser", "--ip=127.0.0.1", f"--port={port}",
+        "env", f"MPLBACKEND={INLINE_BACKEND}", sys.executable, "-m", "jupyterlab", "--no-browser", "--ip=127.0.0.1", f"--port={port}",
         f"--ServerApp.root_dir={root}", "--IdentityProvider.token=", "--ServerApp.password=",
     ]  # fmt: skip
 
