@@ -92,3 +92,32 @@ def test_only_families_that_read_no_file_are_scored_in_the_harness_process() -> 
     unknown = closed_task([("n", "1")]).model_copy(update={"family": "from-a-plugin-not-installed"})
     assert not _reads_files(closed_task([("n", "1")]))  # @name[value] answers only
     assert _reads_files(workspace) and _reads_files(unknown)  # files, or nothing known: bounded
+
+
+def test_a_worker_unpickles_daharness_objects_and_refuses_a_job_that_names_anything_else(
+    tmp_path: Path,
+) -> None:
+    import io
+    import os
+    import pickle
+    import struct
+
+    import pytest
+
+    from daharness.core.runlog import ScoringSettings
+    from daharness.runs.score_worker import _receive
+
+    def framed(data: bytes) -> io.BytesIO:
+        return io.BytesIO(struct.pack("!Q", len(data)) + data)
+
+    task = load_suite("closed-form").tasks[0]
+    job = ([str(tmp_path)], "m:f", [], (task, ScoringSettings(modes={"closed_form": "strict"})), 1, 2)
+    assert _receive(framed(pickle.dumps(job))) == job
+
+    class Forged:  # what a pickle that runs a command on loading looks like
+        def __reduce__(self) -> tuple:
+            return (os.system, (f"touch {tmp_path / 'ran'}",))
+
+    with pytest.raises(pickle.UnpicklingError, match=r"may not name posix\.system"):
+        _receive(framed(pickle.dumps(Forged())))
+    assert not (tmp_path / "ran").exists()

@@ -12,9 +12,10 @@ job. The harness keeps a small pool of idle workers (one per job in flight at mo
 whose job outlives its wall-time limit.
 
 Jobs travel to the worker as length-prefixed pickles (the harness's own objects: the worker trusts its
-harness); outcomes come back as length-prefixed JSON of at most MAX_REPLY_BYTES, so that nothing a
-scorer produced from agent data is ever unpickled, or read without a bound, by the harness. A worker
-exits when its stdin closes (the harness exited, or was killed).
+harness, and unpickles only daharness's classes and plain types, `_JobUnpickler`); outcomes come back
+as length-prefixed JSON of at most MAX_REPLY_BYTES, so that nothing a scorer produced from agent data is
+ever unpickled, or read without a bound, by the harness. A worker exits when its stdin closes (the
+harness exited, or was killed).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from __future__ import annotations
 import atexit
 import contextlib
 import importlib
+import io
 import json
 import os
 import pickle
@@ -143,7 +145,30 @@ def _receive(stream: IO[bytes]) -> Any:
     if len(header) < _HEADER.size:
         return None
     (size,) = _HEADER.unpack(header)
-    return pickle.loads(stream.read(size))  # a job: the harness's own objects
+    return _JobUnpickler(io.BytesIO(stream.read(size))).load()  # a job: the harness's own objects
+
+
+# What a job's pickle may name: daharness's own classes and the plain types they are made of. A pickle
+# can call any global it names; the harness writes the jobs, and this keeps it so even if something else
+# ever reached the pipe (a name outside these fails the job, and the worker says which).
+_JOB_MODULES = ("daharness.", "pydantic.", "pydantic_core.")
+_JOB_GLOBALS = {
+    "builtins": {"set", "frozenset", "bytearray", "complex", "slice", "range", "object"},
+    "copyreg": {"_reconstructor", "__newobj__", "__newobj_ex__"},
+    "collections": {"OrderedDict", "defaultdict", "deque"},
+    "pathlib": {"PosixPath", "PurePosixPath", "Path"},
+    "datetime": {"datetime", "date", "time", "timedelta", "timezone"},
+    "decimal": {"Decimal"},
+    "uuid": {"UUID"},
+    "enum": {"Enum"},
+}
+
+
+class _JobUnpickler(pickle.Unpickler):
+    def find_class(self, module: str, name: str) -> Any:
+        if module.startswith(_JOB_MODULES) or name in _JOB_GLOBALS.get(module, ()):
+            return super().find_class(module, name)
+        raise pickle.UnpicklingError(f"a scoring job may not name {module}.{name}")
 
 
 # ---- the harness side ------------------------------------------------------------------------------
