@@ -29,13 +29,14 @@ from daharness.core.limits import Limits
 from daharness.core.registry import backend
 from daharness.sandbox.bwrap_arguments import BwrapArguments, folder_files
 from daharness.sandbox.desktop.availability import check_desktop
-from daharness.sandbox.font_cache import font_list
+from daharness.sandbox.font_cache import font_list, font_list_path
 from daharness.sandbox.hidden import masks
 from daharness.sandbox.isolation import kernel_limit_scopes
 from daharness.sandbox.kernel_client import KernelSandbox, Launch
 from daharness.sandbox.scratch import process_scratch
 from daharness.sandbox.service_mounts import ServiceState, add_service_mounts
 from daharness.sandbox.support import (
+    KERNEL_MODULE,
     SANDBOX_HOOKS,
     SANDBOX_KERNEL,
     SANDBOX_LIBRARIES,
@@ -47,6 +48,7 @@ from daharness.sandbox.support import (
     kernel_files,
     sandbox_additions,
 )
+from daharness.sandbox.template import KernelTemplate, kernel_template
 from daharness.sandbox.uids import UidLease, acquire_uid
 
 SANDBOX_HOME = "/tmp"
@@ -54,6 +56,8 @@ SCORING_INPUTS = "/daharness-scoring"  # a confined scoring worker's inputs (see
 # Not /opt: it holds whatever a machine keeps there (package mirrors, wheels with bundled datasets);
 # a Python installed under it is mounted as one of the python_roots.
 _SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/etc")
+# what bwrap runs when the kernel template forks the kernel: it says the sandbox is made, then holds it
+_PLACEHOLDER = ("/bin/sh", "-c", "echo ready && exec sleep infinity")
 _HINT = "; to run agent code without isolation at your own risk, pass --sandbox unsafe-local"
 
 
@@ -103,6 +107,13 @@ class BwrapSandbox(KernelSandbox):
                 arguments.add("--perms", "0755", "--dir", str(parent))
             arguments.add("--bind", str(self.workspace.root), self.workdir, *self._overlay_args())
             arguments.add("--chdir", self.workdir)
+            template = self._template()
+            if template is not None:  # bwrap makes the sandbox, the template forks the kernel into it
+                setup = {"env": arguments.environment(), "cwd": self.workdir, "folder": SANDBOX_KERNEL,
+                         "module": KERNEL_MODULE, "config": config}  # fmt: skip
+                command = arguments.command(_bwrap(), list(_PLACEHOLDER))
+                return Launch(command, {}, uid, fds=tuple(arguments.fds), after_start=arguments.close,
+                              template=template, fork_setup=setup)  # fmt: skip
             kernel, config_fd = kernel_command(sys.executable, SANDBOX_KERNEL, config)
             arguments.fds.append(config_fd)  # passed through bwrap to the kernel, closed here after
             command = arguments.command(_bwrap(), kernel)
@@ -110,6 +121,14 @@ class BwrapSandbox(KernelSandbox):
             arguments.close()
             raise
         return Launch(command, {}, uid, fds=tuple(arguments.fds), after_start=arguments.close)
+
+    def _template(self) -> KernelTemplate | None:
+        """This process's kernel template, where this sandbox may use it (see template.py)."""
+        if self._without_template or self._cgroup is None:
+            return None
+        env = {"PATH": sandbox_path(), "HOME": SANDBOX_HOME, **common_env()}
+        fonts = font_list_path()
+        return kernel_template(self.limits.memory_mb, env, str(fonts) if fonts else None)
 
     def _add_additions(self, arguments: BwrapArguments, uid: int | None) -> None:
         """The family's folders of commands (first on PATH), environment and HOME, and what its

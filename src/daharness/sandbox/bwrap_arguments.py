@@ -14,6 +14,16 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+# how many values each bwrap option that daharness uses takes (environment() walks the options with it)
+_ARITY = {
+    "--die-with-parent": 0, "--new-session": 0, "--unshare-ipc": 0, "--unshare-pid": 0, "--unshare-net": 0,
+    "--unshare-uts": 0, "--unshare-cgroup-try": 0, "--unshare-user": 0, "--clearenv": 0,
+    "--hostname": 1, "--uid": 1, "--gid": 1, "--proc": 1, "--dev": 1, "--tmpfs": 1, "--dir": 1,
+    "--perms": 1, "--size": 1, "--remount-ro": 1, "--chdir": 1, "--unsetenv": 1,
+    "--ro-bind": 2, "--ro-bind-try": 2, "--bind": 2, "--bind-try": 2, "--dev-bind": 2, "--file": 2,
+    "--ro-bind-data": 2, "--bind-data": 2, "--symlink": 2, "--setenv": 2,
+}  # fmt: skip
+
 
 class BwrapArguments:
     """bwrap options, and the in-memory files they copy in. `close()` once bwrap has started."""
@@ -47,6 +57,23 @@ class BwrapArguments:
             readable = "0755" if mode & 0o111 else "0644"
             self.add("--perms", readable, "--file", self.data(content), f"{target}/{name}")
         self.add("--remount-ro", target)
+
+    def environment(self) -> dict[str, str]:
+        """The environment these options give the sandbox's first process (they start with --clearenv)."""
+        env: dict[str, str] = {}
+        index = 0
+        while index < len(self.options):
+            option = self.options[index]
+            if option not in _ARITY:
+                raise ValueError(f"bwrap option {option!r} is not known to BwrapArguments.environment")
+            if option == "--clearenv":
+                env = {}
+            elif option == "--setenv":
+                env[self.options[index + 1]] = self.options[index + 2]
+            elif option == "--unsetenv":
+                env.pop(self.options[index + 1], None)
+            index += 1 + _ARITY[option]
+        return env
 
     def command(self, bwrap: str, argv: list[str]) -> list[str]:
         """bwrap's own command line: only `--args FD` and the command it runs."""

@@ -233,6 +233,10 @@ class SandboxCgroup:
     def _unique_folders(self) -> list[Path]:
         return list(dict.fromkeys(self.folders.values()))
 
+    def join_folders(self) -> list[Path]:
+        """The folders whose cgroup.procs a process writes its pid to, to join the groups."""
+        return self._unique_folders()
+
     def pids(self) -> list[int]:
         try:
             return [int(line) for line in (self.path / "cgroup.procs").read_text().split()]

@@ -25,9 +25,9 @@ def cache_root() -> Path:
 
 
 @functools.cache
-def font_list() -> tuple[str, bytes] | None:
-    """The file name matplotlib gives its font list (`fontlist-v390.json`) and its content, or None when
-    matplotlib is not installed or the list cannot be made (each sandbox then makes its own)."""
+def font_list_path() -> Path | None:
+    """The machine's font list for the sandboxes' Python, made if missing; None when matplotlib is not
+    installed or the list cannot be made (each sandbox then makes its own)."""
     spec = importlib.util.find_spec("matplotlib")
     if spec is None or spec.origin is None:
         return None
@@ -36,10 +36,18 @@ def font_list() -> tuple[str, bytes] | None:
     folder = cache_root() / key
     try:
         found = sorted(folder.glob("fontlist-v*.json"))
-        if not found:
-            found = [_build(folder)]
-        return found[-1].name, found[-1].read_bytes()
-    except (OSError, subprocess.SubprocessError, FileNotFoundError):
+        return found[-1] if found else _build(folder)
+    except (OSError, subprocess.SubprocessError, FileNotFoundError, StopIteration):
+        return None
+
+
+@functools.cache
+def font_list() -> tuple[str, bytes] | None:
+    """The file name matplotlib gives its font list (`fontlist-v390.json`) and its content."""
+    path = font_list_path()
+    try:
+        return (path.name, path.read_bytes()) if path is not None else None
+    except OSError:
         return None
 
 

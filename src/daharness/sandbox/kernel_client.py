@@ -20,6 +20,7 @@ import json
 import os
 import select
 import signal
+import struct
 import subprocess
 import threading
 import time
@@ -47,9 +48,11 @@ from daharness.sandbox.cgroups import SandboxCgroup, kill_until_gone
 from daharness.sandbox.desktop.apps import launch_command
 from daharness.sandbox.desktop.session import AGENT_ENV, DESKTOP_PROCESSES, DesktopSession
 from daharness.sandbox.desktop.views import build_view
+from daharness.sandbox.namespaces import namespace_init
 from daharness.sandbox.quota import QuotaGuard
 from daharness.sandbox.scratch import process_scratch
 from daharness.sandbox.support import sandbox_additions
+from daharness.sandbox.template import ForkedKernel, KernelTemplate, TemplateUnavailable
 from daharness.sandbox.workspace import CopyQuota, Workspace, display_name
 
 _PROCESS_HEADROOM = 4  # the kernel's own threads count against the limit too
@@ -75,6 +78,63 @@ class Launch:
     uid: int | None  # the sandbox's own host user id, when daharness runs as root
     fds: tuple[int, ...] = ()  # descriptors the command reads (bwrap's options and files)
     after_start: Callable[[], None] | None = None  # frees them once the command runs
+    # the command only makes the sandbox (and prints a line when it is ready): `template` forks the
+    # kernel into it, with `fork_setup` (env, cwd, folder, module, config); see template.py
+    template: KernelTemplate | None = None
+    fork_setup: dict[str, Any] | None = None
+
+
+class KernelPipes:
+    """The host's ends of the kernel's standard streams, and how the kernel ended."""
+
+    def __init__(
+        self,
+        stdin: Any,
+        stdout: Any,
+        stderr: Any,
+        returncode: Callable[[float], int | None],
+        status_fd: int | None = None,
+    ) -> None:
+        self.stdin, self.stdout, self.stderr = stdin, stdout, stderr
+        self.returncode = returncode  # waits up to the given seconds; None while it runs
+        self.status_fd = status_fd
+
+    @classmethod
+    def of_process(cls, process: subprocess.Popen[bytes]) -> KernelPipes:
+        def returncode(timeout: float) -> int | None:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                process.wait(timeout=timeout) if timeout > 0 else process.poll()
+            return process.returncode
+
+        return cls(process.stdin, process.stdout, process.stderr, returncode)
+
+    @classmethod
+    def of_fork(cls, forked: ForkedKernel) -> KernelPipes:
+        """A forked kernel's status arrives on a pipe from its waiter (as os.waitpid's status)."""
+        known: list[int] = []
+
+        def returncode(timeout: float) -> int | None:
+            if not known:
+                ready, _, _ = select.select([forked.status_fd], [], [], max(timeout, 0))
+                if ready:
+                    data = os.read(forked.status_fd, 4)
+                    # no status at all: the waiter was killed with the rest of the sandbox
+                    known.append(
+                        os.waitstatus_to_exitcode(struct.unpack("i", data)[0]) if len(data) == 4 else -9
+                    )
+            return known[0] if known else None
+
+        return cls(forked.stdin, forked.stdout, forked.stderr, returncode, forked.status_fd)
+
+    def close(self) -> None:
+        for stream in (self.stdin, self.stdout, self.stderr):
+            if stream is not None:
+                with contextlib.suppress(OSError):  # stdin may hold a request the dead kernel never read
+                    stream.close()
+        if self.status_fd is not None:
+            with contextlib.suppress(OSError):
+                os.close(self.status_fd)
+            self.status_fd = None
 
 
 class KernelSandbox(SandboxBackend):
@@ -96,7 +156,9 @@ class KernelSandbox(SandboxBackend):
         self.workspace = Workspace.create(task, process_scratch())
         self.workdir = task.workdir
         self.restarts = 0
-        self._process: subprocess.Popen[bytes] | None = None
+        self._process: subprocess.Popen[bytes] | None = None  # bwrap (or the kernel, without it)
+        self._kernel: KernelPipes | None = None  # the kernel's streams (the process's, or a fork's)
+        self._without_template = False  # the template failed for this sandbox: bwrap starts the kernel
         self._buffer = bytearray()
         self._deadline = time.monotonic() + self.limits.sample_timeout_s
         self._lock = threading.Lock()
@@ -142,16 +204,16 @@ class KernelSandbox(SandboxBackend):
     # ---- life cycle ---------------------------------------------------------------------------------
 
     def start(self) -> None:
-        plan = self.launch()
-        self._uid = plan.uid
-        if plan.uid is not None:
-            self.workspace.hand_to(plan.uid, plan.uid)
         if self._cgroup is None and self.own_pid_namespace:
             self._cgroup = SandboxCgroup.create(
                 self.limits.processes + 2 * _PROCESS_HEADROOM,
                 memory_bytes=self.limits.memory_mb << 20,
                 cpus=self.limits.cpus,
             )
+        plan = self.launch()
+        self._uid = plan.uid
+        if plan.uid is not None:
+            self.workspace.hand_to(plan.uid, plan.uid)
         command = self._cgroup.join_command(plan.command) if self._cgroup else plan.command
         try:
             self._process = subprocess.Popen(
@@ -167,6 +229,15 @@ class KernelSandbox(SandboxBackend):
         finally:
             if plan.after_start is not None:
                 plan.after_start()
+        self._kernel = KernelPipes.of_process(self._process)
+        if plan.template is not None and plan.fork_setup is not None:
+            try:
+                self._kernel = self._fork_kernel(plan.template, plan.fork_setup)
+            except TemplateUnavailable:  # start the kernel as bwrap does, without the template
+                self._kill()
+                self._without_template = True
+                self.start()
+                return
         with _live_lock:
             _live.add(self)
         self._buffer = bytearray()
@@ -191,6 +262,23 @@ class KernelSandbox(SandboxBackend):
             self._guard.start()
         if self._desktop is not None:
             self._start_desktop()
+
+    def _fork_kernel(self, template: KernelTemplate, setup: dict[str, Any]) -> KernelPipes:
+        """Wait until the sandbox is made (its first command prints a line), then have the template
+        fork the kernel into its namespaces and control groups."""
+        assert self._process is not None and self._process.stdout is not None and self._cgroup is not None
+        deadline = time.monotonic() + _START_TIMEOUT_S
+        line = b""
+        while not line.endswith(b"\n"):
+            ready, _, _ = select.select([self._process.stdout], [], [], max(deadline - time.monotonic(), 0))
+            chunk = os.read(self._process.stdout.fileno(), 64) if ready else b""
+            if not chunk:
+                raise TemplateUnavailable("the sandbox was not made")
+            line += chunk
+        init = namespace_init(self._process.pid)
+        if init is None:
+            raise TemplateUnavailable("the sandbox's namespaces were not found")
+        return KernelPipes.of_fork(template.fork(init, self._cgroup.join_folders(), setup))
 
     def _start_desktop(self) -> None:
         """The desktop comes up after the kernel, in its namespaces (and again after every restart)."""
@@ -423,7 +511,7 @@ class KernelSandbox(SandboxBackend):
         if not self._notices:
             return observation
         reasons, self._notices = list(dict.fromkeys(self._notices)), []
-        fresh = observation.restarted and self._process is not None and self._process.poll() is None
+        fresh = observation.restarted and self._kernel is not None and self._kernel.returncode(0) is None
         if not fresh:  # the kernel that ran the step was stopped with the rest: start a new one
             self._restart(reasons[0])
         message = (
@@ -493,16 +581,16 @@ class KernelSandbox(SandboxBackend):
     # ---- transport ----------------------------------------------------------------------------------
 
     def _send(self, message: dict[str, Any]) -> None:
-        assert self._process is not None and self._process.stdin is not None
+        assert self._kernel is not None and self._kernel.stdin is not None
         try:
-            self._process.stdin.write(json.dumps(message).encode() + b"\n")
-            self._process.stdin.flush()
+            self._kernel.stdin.write(json.dumps(message).encode() + b"\n")
+            self._kernel.stdin.flush()
         except (BrokenPipeError, OSError):
             raise SandboxError("the kernel is gone") from None
 
     def _read_message(self, deadline: float) -> dict[str, Any]:
-        assert self._process is not None and self._process.stdout is not None
-        fd = self._process.stdout.fileno()
+        assert self._kernel is not None and self._kernel.stdout is not None
+        fd = self._kernel.stdout.fileno()
         end = self._buffer.find(b"\n")
         while end < 0:
             remaining = deadline - time.monotonic()
@@ -534,49 +622,47 @@ class KernelSandbox(SandboxBackend):
         """How the kernel's process ended, to say with "the kernel exited": its exit status or signal and
         the end of what is waiting in its error pipe (read without blocking: a process the agent left
         may hold the pipe open)."""
-        process = self._process
-        if process is None:
+        kernel = self._kernel
+        if kernel is None:
             return ""
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            process.wait(timeout=2)
-        if process.returncode is None:
+        code = kernel.returncode(2)
+        if code is None:
             return ""
-        code = process.returncode
         # a signal shows as a negative code, or, through bwrap (which reports its child's), as 128 + it
         number = -code if code < 0 else code - 128 if 128 < code < 128 + signal.NSIG else None
         status = f"exit status {code}"
         if number is not None:
             with contextlib.suppress(ValueError):
                 status = f"killed by signal {signal.Signals(number).name}"
-        tail = b""
-        if process.stderr is not None:
-            with contextlib.suppress(OSError):
-                os.set_blocking(process.stderr.fileno(), False)
-                tail = os.read(process.stderr.fileno(), 1 << 16) or b""
-        text = tail.decode(errors="replace").strip()[-300:]
+        text = self._stderr_tail()[-300:]
         return f" ({status}{': ' + text if text else ''})"
 
     def _stderr_tail(self) -> str:
-        if self._process is None or self._process.stderr is None:
+        """The end of what waits in the kernel's error pipe once it has ended, read without blocking (a
+        process the agent left may hold the pipe open)."""
+        kernel = self._kernel
+        if kernel is None or kernel.stderr is None or kernel.returncode(0) is None:
             return ""
-        if self._process.poll() is None:
-            return ""
-        return self._process.stderr.read().decode(errors="replace").strip()[-500:]
+        tail = b""
+        with contextlib.suppress(OSError):
+            os.set_blocking(kernel.stderr.fileno(), False)
+            tail = os.read(kernel.stderr.fileno(), 1 << 16) or b""
+        return tail.decode(errors="replace").strip()[-500:]
 
     def _kill(self) -> None:
         if self._desktop is not None:
             self._desktop.stop()
         process, self._process = self._process, None
+        kernel, self._kernel = self._kernel, None
         if process is None:
             return
         with contextlib.suppress(ProcessLookupError):
             os.killpg(process.pid, signal.SIGKILL)
         process.wait()
-        for stream in (process.stdin, process.stdout, process.stderr):
-            if stream is not None:
-                with contextlib.suppress(OSError):  # stdin may hold a request the dead kernel never read
-                    stream.close()
-        if self._cgroup is not None:
+        for pipes in (kernel, KernelPipes.of_process(process)):
+            if pipes is not None:
+                pipes.close()
+        if self._cgroup is not None:  # a forked kernel's waiter is in the group, outside bwrap's tree
             self._cgroup.kill_all()
         else:
             for uid in self._uids():

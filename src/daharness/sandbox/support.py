@@ -25,6 +25,7 @@ SANDBOX_KERNEL = "/daharness-kernel"
 SANDBOX_HOOKS = "/daharness-hooks"  # chart capture hook and the sitecustomize that installs it
 SANDBOX_LIBRARIES = "/daharness-lib"  # a task's private libraries, one numbered folder each
 SANDBOX_TOOLS = "/daharness-tools"  # a family's folders of commands, first on PATH (read-only)
+KERNEL_MODULE = "daharness_kernel.server"
 _BOOTSTRAP = (  # the configuration comes on a descriptor, read and closed: no command line shows it
     "import importlib, json, os, sys\n"
     "sys.path.insert(0, {folder!r})\n"
@@ -91,7 +92,7 @@ def kernel_dir() -> Path:
 
 
 def kernel_command(
-    python: str, folder: str, config: dict[str, object], module: str = "daharness_kernel.server"
+    python: str, folder: str, config: dict[str, object], module: str = KERNEL_MODULE
 ) -> tuple[list[str], int]:
     """Start `module`'s main(config) from the packages in `folder`, in isolated mode: the command line,
     and the descriptor holding its configuration (to pass to the child, then close)."""

@@ -20,11 +20,11 @@ import sys
 import threading
 import time
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 from daharness.core.desktop import SCREEN_HEIGHT, SCREEN_WIDTH, DesktopUnavailable
 from daharness.sandbox.daharness_desktop.services import A11Y_BUS, DISPLAY
+from daharness.sandbox.namespaces import namespace_init
 from daharness.sandbox.support import SANDBOX_KERNEL, kernel_command
 from daharness.sandbox.uids import UidLease, acquire_uid
 
@@ -66,7 +66,9 @@ class DesktopSession:
         (`join` puts a command into the sandbox's control groups) and wait until the desktop is up."""
         if self._lease is None:
             self._lease = acquire_uid()
-        init = _namespace_init(sandbox_pid)
+        init = namespace_init(sandbox_pid)
+        if init is None:
+            raise DesktopUnavailable("the sandbox's namespaces were not found (is it running?)")
         uid = str(self._lease.uid)
         config = {
             "width": SCREEN_WIDTH,
@@ -175,18 +177,3 @@ class DesktopSession:
         if self._lease is not None:
             self._lease.release()
             self._lease = None
-
-
-def _namespace_init(bwrap_pid: int) -> int:
-    """The host pid of the sandbox's first process (PID 1 of its namespace), a child of bwrap."""
-    children = Path(f"/proc/{bwrap_pid}/task/{bwrap_pid}/children")
-    try:
-        pids = [int(pid) for pid in children.read_text().split()]
-    except OSError:
-        pids = []
-    for pid in pids:
-        with contextlib.suppress(OSError):
-            for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-                if line.startswith("NSpid:") and line.split()[-1] == "1":
-                    return pid
-    raise DesktopUnavailable("the sandbox's namespaces were not found (is it running?)")

@@ -1,0 +1,182 @@
+"""The host side of the kernel template (see `template_server.py`): one per daharness process, started
+once the process has shown it runs more than a couple of sandboxes, and asked to fork each sandbox's
+kernel into the namespaces bubblewrap made for it. A sample then starts with numpy, pandas, matplotlib,
+scipy and scikit-learn already imported, for the cost of a fork.
+
+Used only where it changes nothing of a sandbox's isolation: as root (the kernel drops to the sample's
+own user id as it does when bubblewrap starts it), with control groups (every process of the sample is
+in them from its first instruction), and when the sample's address-space limit leaves room for the
+preloaded libraries. `DAHARNESS_KERNEL_TEMPLATE=off` turns it off, `=on` starts it with the first sandbox.
+Anything that goes wrong with the template makes the sandboxes start their kernels as before.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import json
+import os
+import socket
+import subprocess
+import sys
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from daharness.sandbox.bwrap_arguments import memory_fd
+
+PRELOAD = (
+    "numpy",
+    "pandas",
+    "matplotlib",
+    "matplotlib.pyplot",
+    "scipy.stats",
+    "sklearn.base",
+    "sklearn.linear_model",
+    "sklearn.model_selection",
+    "sklearn.metrics",
+)
+NAMESPACES = ("cgroup", "ipc", "uts", "net", "pid", "mnt")  # the order template_server.py joins them in
+MIN_MEMORY_MB = 2048  # below this the preloaded libraries would take too much of the sample's address space
+_AUTO_AFTER = 2  # sandboxes a process starts before it starts a template (a short command never pays)
+_READY_TIMEOUT_S = 120.0
+_SOURCE = (Path(__file__).parent / "template_server.py").read_text
+# the source comes on a descriptor: a command line (which every kernel's /proc shows) stays short
+_BOOTSTRAP = (
+    "import os, sys\n"
+    "source = int(sys.argv[1])\n"
+    "code = compile(os.read(source, 1 << 20), 'daharness-template', 'exec')\n"
+    "os.close(source)\n"
+    "exec(code)\n"
+)
+
+
+class TemplateUnavailable(RuntimeError):
+    """The template cannot fork this kernel; the sandbox starts it itself."""
+
+
+@dataclass
+class ForkedKernel:
+    """The host's ends of a forked kernel's pipes, and where its wait status arrives."""
+
+    stdin: Any
+    stdout: Any
+    stderr: Any
+    status_fd: int
+    waiter: int
+
+
+class KernelTemplate:
+    def __init__(self, env: dict[str, str], font_list: str | None) -> None:
+        host, child = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        self._channel = host
+        self._lock = threading.Lock()
+        self.preloaded: list[str] = []
+        self.problem: str | None = None
+        self._ready = threading.Event()
+        source = memory_fd(_SOURCE().encode())
+        try:  # its own session: a Ctrl+C at the terminal is the harness's to handle
+            self._process = subprocess.Popen(
+                [sys.executable, "-I", "-c", _BOOTSTRAP, str(source), str(child.fileno())],
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                env=env,
+                start_new_session=True,
+                pass_fds=(source, child.fileno()),
+                cwd="/",
+            )
+        finally:
+            child.close()
+            os.close(source)
+        host.send(json.dumps({"preload": list(PRELOAD), "font_list": font_list}).encode())
+        threading.Thread(target=self._await_ready, daemon=True, name="kernel-template").start()
+
+    def _await_ready(self) -> None:
+        try:
+            self._channel.settimeout(_READY_TIMEOUT_S)
+            hello = json.loads(self._channel.recv(65536) or b"{}")
+            self._channel.settimeout(None)
+            if hello.get("ready"):
+                self.preloaded = list(hello.get("preloaded", []))
+            else:
+                self.problem = "the kernel template did not start"
+        except (OSError, ValueError) as exc:
+            self.problem = f"the kernel template did not start: {exc}"
+        self._ready.set()
+
+    def fork(self, init_pid: int, cgroups: list[Path], setup: dict[str, Any]) -> ForkedKernel:
+        """Fork a kernel into the namespaces of `init_pid` (PID 1 of a sandbox) and its control groups,
+        with `setup` (env, cwd, folder, module, config) read only by the fork."""
+        if not self._ready.wait(_READY_TIMEOUT_S) or self.problem:
+            raise TemplateUnavailable(self.problem or "the kernel template is not ready")
+        opened: list[int] = []
+        ours: list[int] = []
+        try:
+            for name in NAMESPACES:
+                opened.append(os.open(f"/proc/{init_pid}/ns/{name}", os.O_RDONLY | os.O_CLOEXEC))
+            pipes = [os.pipe() for _ in range(4)]  # stdin, stdout, stderr, status
+            theirs = [pipes[0][0], pipes[1][1], pipes[2][1], pipes[3][1]]
+            ours = [pipes[0][1], pipes[1][0], pipes[2][0], pipes[3][0]]
+            opened += theirs
+            opened.append(memory_fd(json.dumps(setup).encode()))
+            header = json.dumps({"cgroups": [str(folder) for folder in cgroups]}).encode()
+            with self._lock:
+                socket.send_fds(self._channel, [header], opened)
+                reply = json.loads(self._channel.recv(65536) or b"{}")
+        except (OSError, ValueError) as exc:
+            for fd in ours:
+                os.close(fd)
+            raise TemplateUnavailable(f"the kernel template failed: {exc}") from None
+        finally:
+            for fd in opened:
+                os.close(fd)
+        if "pid" not in reply:
+            for fd in ours:
+                os.close(fd)
+            raise TemplateUnavailable(f"the kernel template refused: {reply.get('error', reply)}")
+        return ForkedKernel(
+            stdin=os.fdopen(ours[0], "wb"),
+            stdout=os.fdopen(ours[1], "rb"),
+            stderr=os.fdopen(ours[2], "rb"),
+            status_fd=ours[3],
+            waiter=int(reply["pid"]),
+        )
+
+    def close(self) -> None:
+        with contextlib.suppress(OSError):
+            self._channel.close()
+        with contextlib.suppress(Exception):
+            self._process.kill()
+            self._process.wait(5)
+
+
+_state: dict[str, Any] = {"template": None, "owner": None, "launches": 0}
+_state_lock = threading.Lock()
+
+
+def template_mode() -> str:
+    mode = os.environ.get("DAHARNESS_KERNEL_TEMPLATE", "auto").strip().lower()
+    return {"0": "off", "no": "off", "false": "off", "1": "on", "yes": "on", "true": "on"}.get(mode, mode)
+
+
+def kernel_template(memory_mb: int, env: dict[str, str], font_list: str | None) -> KernelTemplate | None:
+    """This process's template, started now if the process has started enough sandboxes; None where a
+    template must not be used (see the module's text) or has failed."""
+    mode = template_mode()
+    if mode == "off" or os.getuid() != 0 or memory_mb < MIN_MEMORY_MB:
+        return None
+    with _state_lock:
+        template = _state["template"]
+        if template is not None and _state["owner"] == os.getpid():
+            return None if template.problem else template
+        if _state["owner"] != os.getpid():  # a fork of a process that had one: it is not ours to use
+            _state.update(template=None, owner=os.getpid(), launches=0)
+        _state["launches"] += 1
+        if mode != "on" and _state["launches"] <= _AUTO_AFTER:
+            return None
+        template = KernelTemplate(env, font_list)
+        _state["template"] = template
+        atexit.register(template.close)
+        return template

@@ -1,0 +1,177 @@
+"""The kernel template: a process that has imported the data libraries once, and forks each sandbox's
+kernel into that sandbox's namespaces, so that no sample pays for `import pandas` again.
+
+Standalone (standard library only) and run by `template.py`, which gives it this text on a descriptor, so no
+file of daharness is named by anything the forked kernels inherit. It runs as root, in a mount namespace
+of its own whose /tmp is private and empty as a sandbox's is (so that matplotlib's folders, set by the
+sandbox's own MPLCONFIGDIR and HOME, are what they are in a sandbox), and never reads anything of a
+sample: each request carries only descriptors and the sample's control groups. The request's fork (the
+"waiter") joins the sample's control groups and namespaces, reads the sample's environment and kernel
+settings from a descriptor, and forks the kernel, which becomes what bubblewrap makes of a sandbox's
+first process: a new session, no new privileges, no capabilities, only descriptors 0-2, the sandbox's
+environment and working folder, fresh random seeds. The kernel then drops to the sample's user id as
+it always does (`daharness_kernel/server.py`). The waiter reports the kernel's wait status on a pipe.
+
+Protocol on the descriptor named by its argument (a SOCK_SEQPACKET socket): the template sends {"ready", "preloaded"}; each
+request is JSON {"cgroups": [folders]} with descriptors [namespaces (cgroup, ipc, uts, net, pid, mnt)...,
+stdin, stdout, stderr, status, setup], answered by {"pid": waiter} or {"error": text}.
+"""
+
+import ctypes
+import gc
+import importlib
+import json
+import os
+import signal
+import socket
+import struct
+import sys
+
+CLONE_NEWNS = 0x00020000
+PR_CAPBSET_DROP = 24
+PR_SET_NO_NEW_PRIVS = 38
+MS_REC = 0x4000
+MS_PRIVATE = 1 << 18
+NAMESPACES = 6  # cgroup, ipc, uts, net, pid, mnt: the mount namespace last (it changes the root)
+_libc = ctypes.CDLL(None, use_errno=True)
+
+
+def _check(result: int, what: str) -> None:
+    if result != 0:
+        number = ctypes.get_errno()
+        raise OSError(number, f"{what}: {os.strerror(number)}")
+
+
+def _private_tmp() -> None:
+    _check(_libc.unshare(CLONE_NEWNS), "unshare")
+    _check(_libc.mount(b"none", b"/", None, MS_REC | MS_PRIVATE, None), "make mounts private")
+    _check(_libc.mount(b"tmpfs", b"/tmp", b"tmpfs", 0, b"mode=1777"), "mount /tmp")
+    os.chdir("/")
+
+
+def _prepare(settings: dict) -> list:
+    font_list = settings.get("font_list")
+    folder = os.environ.get("MPLCONFIGDIR")
+    if font_list and folder:  # as the kernel seeds its own (see font_cache.py)
+        os.makedirs(folder, exist_ok=True)
+        with (
+            open(font_list, "rb") as source,
+            open(os.path.join(folder, os.path.basename(font_list)), "wb") as f,
+        ):
+            f.write(source.read())
+    preloaded = []
+    for name in settings.get("preload", []):
+        try:
+            importlib.import_module(name)
+            preloaded.append(name)
+        except Exception:  # not installed, or broken here: the kernels import it themselves
+            pass
+    gc.collect()
+    gc.freeze()  # keep the imported objects' pages shared with the forks
+    return preloaded
+
+
+def _become_kernel(fds: list, setup: dict) -> None:
+    """In the sample's namespaces: take the sandbox's shape, then run the kernel (never returns)."""
+    stdin, stdout, stderr = fds
+    os.setsid()
+    for target, source in enumerate((stdin, stdout, stderr)):
+        os.dup2(source, target)
+    os.closerange(3, os.sysconf("SC_OPEN_MAX"))
+    for number in (signal.SIGCHLD, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(number, signal.SIG_DFL)
+    _check(_libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "no_new_privs")
+    for capability in range(64):
+        if _libc.prctl(PR_CAPBSET_DROP, capability, 0, 0, 0) != 0:
+            break  # past the last capability this kernel knows
+    os.environ.clear()
+    os.environ.update(setup["env"])
+    os.chdir(setup["cwd"])
+    import random
+
+    random.seed()
+    numpy = sys.modules.get("numpy")
+    if numpy is not None:
+        numpy.random.seed()
+    sys.path.insert(0, setup["folder"])
+    entry = importlib.import_module(setup["module"])
+    sys.path.remove(setup["folder"])
+    entry.main(setup["config"])
+
+
+def _waiter(header: dict, fds: list) -> None:
+    """The request's fork: join the sample, fork its kernel, report how the kernel ended."""
+    namespaces, (stdin, stdout, stderr, status, setup_fd) = fds[:NAMESPACES], fds[NAMESPACES:]
+    for folder in header["cgroups"]:
+        with open(os.path.join(folder, "cgroup.procs"), "w") as procs:
+            procs.write(str(os.getpid()))
+    for fd in namespaces:
+        _check(_libc.setns(fd, 0), "setns")
+        os.close(fd)
+    with os.fdopen(setup_fd, encoding="utf-8") as source:
+        setup = json.load(source)
+    kernel = os.fork()  # the first process that is inside the sample's PID namespace
+    if kernel == 0:
+        os.close(status)
+        _become_kernel([stdin, stdout, stderr], setup)
+        os._exit(0)
+    for fd in (stdin, stdout, stderr):
+        os.close(fd)
+    uid = setup["config"].get("uid")
+    if uid is not None:  # nothing more to do as root
+        os.setgroups([])
+        os.setresgid(uid, uid, uid)
+        os.setresuid(uid, uid, uid)
+    _, wait_status = os.waitpid(kernel, 0)
+    os.write(status, struct.pack("i", wait_status))
+
+
+def _serve(channel: socket.socket) -> None:
+    while True:
+        try:
+            message, fds, _, _ = socket.recv_fds(channel, 65536, NAMESPACES + 5)
+        except InterruptedError:
+            continue
+        if not message:
+            return
+        try:
+            header = json.loads(message)
+            if len(fds) != NAMESPACES + 5:
+                raise ValueError(f"{len(fds)} descriptors")
+            pid = os.fork()
+            if pid == 0:
+                code = 1
+                try:
+                    channel.close()
+                    _waiter(header, fds)
+                    code = 0
+                except BaseException as exc:  # say why on the kernel's error pipe, which the host reads
+                    os.write(fds[NAMESPACES + 2], f"the kernel template could not start it: {exc}\n".encode())
+                finally:
+                    os._exit(code)
+            reply = {"pid": pid}
+        except Exception as exc:
+            reply = {"error": str(exc)}
+        for fd in fds:
+            os.close(fd)
+        channel.send(json.dumps(reply).encode())
+        while True:  # reap waiters that are done
+            try:
+                if os.waitpid(-1, os.WNOHANG)[0] == 0:
+                    break
+            except ChildProcessError:
+                break
+
+
+def main() -> None:
+    # no parent-death signal: it would fire when the harness *thread* that started it ends; the template
+    # ends instead when the harness's end of the socket closes (the harness exited or was killed)
+    channel = socket.socket(fileno=int(sys.argv[2]))
+    settings = json.loads(channel.recv(65536))
+    _private_tmp()
+    preloaded = _prepare(settings)
+    channel.send(json.dumps({"ready": True, "preloaded": preloaded}).encode())
+    _serve(channel)
+
+
+main()
