@@ -121,3 +121,30 @@ def test_a_worker_unpickles_daharness_objects_and_refuses_a_job_that_names_anyth
     with pytest.raises(pickle.UnpicklingError, match=r"may not name posix\.system"):
         _receive(framed(pickle.dumps(Forged())))
     assert not (tmp_path / "ran").exists()
+
+
+def test_staging_a_job_leaves_the_originals_as_they_were(tmp_path: Path) -> None:
+    """Two rescorings of one outputs folder at once: the staging of one must not make the other leave a
+    file out as a hard link to outside the tree (it linked the files; CI caught scores of 0)."""
+    from daharness.core.submission import Submission
+    from daharness.core.task import Family, GoldFile, Task
+    from daharness.runs.scoring_inputs import stage
+    from daharness.sandbox.workspace import folder_snapshot
+
+    outputs = tmp_path / "outputs"
+    (outputs / "dabench").mkdir(parents=True)
+    (outputs / "dabench" / "result.json").write_text('{"result": 1}')
+    (tmp_path / "gold.csv").write_text("a\n1\n")
+    task = Task(
+        id="t", suite="s", family=Family.workspace, instructions=["x"],
+        gold={"files": [GoldFile(name="gold.csv", source=tmp_path / "gold.csv")]},
+    )  # fmt: skip
+    before = folder_snapshot(outputs)
+    assert before.files == {"dabench/result.json"}
+    staged_task, _, staged = stage(task, Submission(), before, tmp_path / "staged", "/daharness-scoring/job")
+    assert folder_snapshot(outputs).files == before.files  # still there for a second scorer
+    assert (outputs / "dabench" / "result.json").stat().st_nlink == 1
+    assert (tmp_path / "gold.csv").stat().st_nlink == 1
+    assert staged is not None and staged.files == before.files
+    assert (tmp_path / "staged" / "files" / "dabench" / "result.json").read_text() == '{"result": 1}'
+    assert str(staged_task.gold.files[0].source).startswith("/daharness-scoring/job/gold/")

@@ -1,6 +1,8 @@
 """What a confined scoring worker may read of one job, and nothing else: the agent's collected files, the
-chart captures and evidence files the harness kept, and the task's gold files, linked (or, across file
-systems or for a file others may not read, copied) into the worker's inputs folder. The job's paths
+chart captures and evidence files the harness kept, and the task's gold files, copied into the worker's
+inputs folder. Copied, never hard-linked: a link would raise the link count of the original, and a
+folder that another daharness process is reading at that moment (the same outputs rescored twice at
+once) would then have that file left out as "a hard link to a file outside the tree" (workspace.walk). The job's paths
 are rewritten to where the worker sees that folder (`sandbox.bwrap.SCORING_INPUTS`).
 
 Evidence files are the `Path` values inside `submission.evidence` (an interactive turn's results file
@@ -10,7 +12,6 @@ and plots, say): a family that wants a scorer to read a file puts its Path there
 from __future__ import annotations
 
 import os
-import stat
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -86,9 +87,9 @@ class _Placer:
                 for name in names:
                     path = Path(parent) / name
                     if path.is_file() and not path.is_symlink():
-                        _link_or_copy(path, target / path.relative_to(source))
+                        _copy_readable(path, target / path.relative_to(source))
         elif source.is_file():
-            _link_or_copy(source, target)
+            _copy_readable(source, target)
         return self.seen(relative)
 
     def evidence(self, value: Any) -> Any:
@@ -104,14 +105,7 @@ class _Placer:
         return value
 
 
-def _link_or_copy(source: Path, target: Path) -> None:
-    """A hard link when the file is readable by everyone (the worker runs as another user), else a copy
-    readable by everyone (holes kept; never through a link)."""
-    if os.stat(source).st_mode & stat.S_IROTH:
-        try:
-            os.link(source, target)
-            return
-        except OSError:  # another file system, or a file this user may not link
-            pass
+def _copy_readable(source: Path, target: Path) -> None:
+    """A copy readable by everyone (the worker runs as another user), holes kept, never through a link."""
     copy_file(source, target)
     target.chmod(0o644)

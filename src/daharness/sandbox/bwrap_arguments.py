@@ -61,6 +61,7 @@ class BwrapArguments:
     def environment(self) -> dict[str, str]:
         """The environment these options give the sandbox's first process (they start with --clearenv)."""
         env: dict[str, str] = {}
+        workdir = None
         index = 0
         while index < len(self.options):
             option = self.options[index]
@@ -72,7 +73,11 @@ class BwrapArguments:
                 env[self.options[index + 1]] = self.options[index + 2]
             elif option == "--unsetenv":
                 env.pop(self.options[index + 1], None)
+            elif option == "--chdir":
+                workdir = self.options[index + 1]
             index += 1 + _ARITY[option]
+        if workdir is not None:  # bwrap says where it started the command, as a shell would
+            env["PWD"] = workdir
         return env
 
     def command(self, bwrap: str, argv: list[str]) -> list[str]:

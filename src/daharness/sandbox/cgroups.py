@@ -250,6 +250,17 @@ class SandboxCgroup:
         name = "memory.peak" if self.versions["memory"] == 2 else "memory.max_usage_in_bytes"
         return _read_int(self.folders["memory"] / name)
 
+    def cpu_seconds(self) -> float | None:
+        """CPU time the sandbox's processes used so far (cgroup v2's cpu.stat; None where not kept)."""
+        folder = self.folders.get("cpu")
+        if folder is None or self.versions["cpu"] != 2:
+            return None
+        with contextlib.suppress(OSError, ValueError):
+            for line in (folder / "cpu.stat").read_text().splitlines():
+                if line.startswith("usage_usec "):
+                    return int(line.split()[1]) / 1e6
+        return None
+
     def oom_kills(self) -> int:
         """Processes the kernel killed because the sandbox reached its memory limit."""
         if "memory" not in self.folders:

@@ -159,6 +159,7 @@ class KernelSandbox(SandboxBackend):
         self._process: subprocess.Popen[bytes] | None = None  # bwrap (or the kernel, without it)
         self._kernel: KernelPipes | None = None  # the kernel's streams (the process's, or a fork's)
         self._without_template = False  # the template failed for this sandbox: bwrap starts the kernel
+        self.forked_kernel = False  # whether the running kernel was forked from the kernel template
         self._buffer = bytearray()
         self._deadline = time.monotonic() + self.limits.sample_timeout_s
         self._lock = threading.Lock()
@@ -206,7 +207,8 @@ class KernelSandbox(SandboxBackend):
     def start(self) -> None:
         if self._cgroup is None and self.own_pid_namespace:
             self._cgroup = SandboxCgroup.create(
-                self.limits.processes + 2 * _PROCESS_HEADROOM,
+                # +2: bwrap's placeholder and the waiter, when the kernel template forks the kernel
+                self.limits.processes + 2 * _PROCESS_HEADROOM + 2,
                 memory_bytes=self.limits.memory_mb << 20,
                 cpus=self.limits.cpus,
             )
@@ -230,9 +232,11 @@ class KernelSandbox(SandboxBackend):
             if plan.after_start is not None:
                 plan.after_start()
         self._kernel = KernelPipes.of_process(self._process)
+        self.forked_kernel = False
         if plan.template is not None and plan.fork_setup is not None:
             try:
                 self._kernel = self._fork_kernel(plan.template, plan.fork_setup)
+                self.forked_kernel = True
             except TemplateUnavailable:  # start the kernel as bwrap does, without the template
                 self._kill()
                 self._without_template = True
@@ -312,6 +316,8 @@ class KernelSandbox(SandboxBackend):
             if peak is not None:
                 usage["memory_peak_mb"] = round(peak / 2**20, 1)
             usage["oom_kills"] = self._cgroup.oom_kills()
+            if (cpu := self._cgroup.cpu_seconds()) is not None:
+                usage["cpu_s"] = round(cpu, 3)
             usage["cpu_throttled_periods"] = self._cgroup.cpu_throttled()
         if self._guard is not None:
             usage["workspace_quota_exceeded"] = self._guard.times_exceeded

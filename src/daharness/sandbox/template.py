@@ -144,6 +144,10 @@ class KernelTemplate:
             waiter=int(reply["pid"]),
         )
 
+    @property
+    def pid(self) -> int:
+        return self._process.pid
+
     def close(self) -> None:
         with contextlib.suppress(OSError):
             self._channel.close()
@@ -159,6 +163,12 @@ _state_lock = threading.Lock()
 def template_mode() -> str:
     mode = os.environ.get("DAHARNESS_KERNEL_TEMPLATE", "auto").strip().lower()
     return {"0": "off", "no": "off", "false": "off", "1": "on", "yes": "on", "true": "on"}.get(mode, mode)
+
+
+def current_template() -> KernelTemplate | None:
+    """This process's template, if it has started one."""
+    template = _state["template"]
+    return template if _state["owner"] == os.getpid() else None
 
 
 def kernel_template(memory_mb: int, env: dict[str, str], font_list: str | None) -> KernelTemplate | None:

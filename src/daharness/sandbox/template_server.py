@@ -11,6 +11,8 @@ settings from a descriptor, and forks the kernel, which becomes what bubblewrap 
 first process: a new session, no new privileges, no capabilities, only descriptors 0-2, the sandbox's
 environment and working folder, fresh random seeds. The kernel then drops to the sample's user id as
 it always does (`daharness_kernel/server.py`). The waiter reports the kernel's wait status on a pipe.
+What the sample can see differently: a root `sleep` (bwrap's command, which holds the namespaces) where
+the kernel used to be PID 2, and the kernel's parent outside its PID namespace (PPID 0).
 
 Protocol on the descriptor named by its argument (a SOCK_SEQPACKET socket): the template sends {"ready", "preloaded"}; each
 request is JSON {"cgroups": [folders]} with descriptors [namespaces (cgroup, ipc, uts, net, pid, mnt)...,
@@ -117,11 +119,8 @@ def _waiter(header: dict, fds: list) -> None:
         os._exit(0)
     for fd in (stdin, stdout, stderr):
         os.close(fd)
-    uid = setup["config"].get("uid")
-    if uid is not None:  # nothing more to do as root
-        os.setgroups([])
-        os.setresgid(uid, uid, uid)
-        os.setresuid(uid, uid, uid)
+    # the waiter stays root, so that it counts against no limit of the sample's user id; the sample's
+    # processes cannot reach it (another user, and outside their PID namespace)
     _, wait_status = os.waitpid(kernel, 0)
     os.write(status, struct.pack("i", wait_status))
 
@@ -142,6 +141,7 @@ def _serve(channel: socket.socket) -> None:
             if pid == 0:
                 code = 1
                 try:
+                    signal.signal(signal.SIGCHLD, signal.SIG_DFL)  # the waiter waits for its kernel itself
                     channel.close()
                     _waiter(header, fds)
                     code = 0
@@ -155,12 +155,16 @@ def _serve(channel: socket.socket) -> None:
         for fd in fds:
             os.close(fd)
         channel.send(json.dumps(reply).encode())
-        while True:  # reap waiters that are done
-            try:
-                if os.waitpid(-1, os.WNOHANG)[0] == 0:
-                    break
-            except ChildProcessError:
-                break
+
+
+def _reap(*_: object) -> None:
+    """Collect the waiters that are done (on SIGCHLD: none stays a zombie until the next request)."""
+    while True:
+        try:
+            if os.waitpid(-1, os.WNOHANG)[0] == 0:
+                return
+        except ChildProcessError:
+            return
 
 
 def main() -> None:
@@ -170,6 +174,7 @@ def main() -> None:
     settings = json.loads(channel.recv(65536))
     _private_tmp()
     preloaded = _prepare(settings)
+    signal.signal(signal.SIGCHLD, _reap)
     channel.send(json.dumps({"ready": True, "preloaded": preloaded}).encode())
     _serve(channel)
 

@@ -1,0 +1,174 @@
+"""The kernel template (sandbox/template.py): a kernel forked into a sandbox is the kernel bubblewrap
+would have started there, with the data libraries already imported; anything wrong with the template
+makes the sandbox start its kernel as before."""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from daharness.core.limits import Limits
+from daharness.core.task import Family, Task, WorkspaceFile
+from daharness.sandbox import BwrapSandbox
+from daharness.sandbox import template as template_module
+
+pytestmark = pytest.mark.skipif(os.getuid() != 0, reason="the kernel template is used only as root")
+
+# what a sandbox's first process is, seen from inside: everything that must not depend on how it started
+PROBE = r"""
+import json, os, sys
+def status(field):
+    for line in open('/proc/self/status'):
+        if line.startswith(field + ':'):
+            return line.split(':', 1)[1].strip()
+def mounts():
+    return sorted(line.split()[4] for line in open('/proc/self/mountinfo'))
+print(json.dumps({
+    "uid": os.getuid(), "gid": os.getgid(), "groups": os.getgroups(), "cwd": os.getcwd(),
+    "env": {k: v for k, v in os.environ.items() if k != "DAHARNESS_CHART_CAPTURE"},
+    "fds": sorted(os.listdir('/proc/self/fd')), "hostname": os.uname().nodename,
+    "cap_eff": status('CapEff'), "cap_prm": status('CapPrm'), "cap_amb": status('CapAmb'),
+    "no_new_privs": status('NoNewPrivs'), "seccomp": status('Seccomp'), "mounts": mounts(),
+    "cgroup": open('/proc/self/cgroup').read(), "own_session": os.getsid(0) in {int(p) for p in os.listdir('/proc') if p.isdigit()},
+    "tmp": sorted(os.listdir('/tmp')), "limits": [__import__('resource').getrlimit(r) for r in (9, 6, 1, 0)],
+    "network": sorted(line.split(':')[0].strip() for line in open('/proc/net/dev') if ':' in line),
+}))
+"""
+
+
+@pytest.fixture
+def task(tmp_path: Path) -> Task:
+    (tmp_path / "data.csv").write_text("x\n1\n")
+    return Task(
+        id="tpl", suite="t", family=Family.workspace, instructions=["x"],
+        files=[WorkspaceFile(path="data.csv", source=tmp_path / "data.csv")],
+    )  # fmt: skip
+
+
+@pytest.fixture
+def template_on(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    monkeypatch.setenv("DAHARNESS_KERNEL_TEMPLATE", "on")
+    yield
+
+
+def _probe(task: Task, mode: str, monkeypatch: pytest.MonkeyPatch) -> tuple[dict, bool]:
+    monkeypatch.setenv("DAHARNESS_KERNEL_TEMPLATE", mode)
+    with BwrapSandbox(task, Limits(step_timeout_s=30)) as box:
+        seen = box.python(PROBE)
+        assert seen.ok, seen
+        return json.loads(seen.stdout), box.forked_kernel
+
+
+def test_a_forked_kernel_has_exactly_the_sandbox_a_started_one_has(
+    task: Task, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    started, forked_before = _probe(task, "off", monkeypatch)
+    forked, forked_now = _probe(task, "on", monkeypatch)
+    assert (forked_before, forked_now) == (False, True)
+    assert started["uid"] != forked["uid"]  # each sandbox its own user id
+    for probe in (started, forked):
+        assert probe["uid"] >= 200_000 and probe["gid"] == probe["uid"] and probe["groups"] == []
+        assert probe["cap_eff"] == probe["cap_prm"] == probe["cap_amb"] == "0000000000000000"
+        assert probe["no_new_privs"] == "1"
+        assert probe["own_session"]  # a session made inside the sandbox (bwrap's, or the fork's own)
+        probe.pop("uid"), probe.pop("gid")
+    # environment, descriptors, folders, mounts, control group, limits, network: all the same (the one
+    # difference, documented in template.py: a root `sleep` holds the forked kernel's namespaces)
+    assert forked == started
+
+
+def test_forked_kernels_have_the_libraries_loaded_and_their_own_random_state(
+    task: Task, template_on: None
+) -> None:
+    draws = []
+    for _ in range(2):
+        with BwrapSandbox(task, Limits(step_timeout_s=30)) as box:
+            assert box.forked_kernel
+            seen = box.python(
+                "import sys\nloaded = sorted(m for m in ('pandas', 'sklearn.linear_model') if m in sys.modules)\n"
+                "import numpy, random\nprint(loaded, numpy.random.rand(), random.random())"
+            )
+            assert seen.ok, seen
+            draws.append(seen.stdout)
+            # matplotlib's folders are the sandbox's own, as for a kernel that imports it itself
+            folder = box.python("import matplotlib\nprint(matplotlib.get_configdir())")
+            assert folder.stdout == "/tmp/matplotlib\n"
+    assert all(draw.startswith("['pandas', 'sklearn.linear_model']") for draw in draws)
+    assert draws[0] != draws[1]  # numpy's and random's seeds are drawn again in each fork
+
+
+def test_a_forked_kernel_that_dies_says_how_and_its_sandbox_goes_on(task: Task, template_on: None) -> None:
+    with BwrapSandbox(task, Limits(step_timeout_s=30)) as box:
+        assert box.forked_kernel
+        died = box.python("import os\nos._exit(7)")
+        assert died.error is not None and "exit status 7" in died.error.value and died.restarted
+        assert box.python("print(6 * 7)").stdout == "42\n"
+        processes = set(box.processes())
+    assert len(processes) >= 4  # bwrap, its placeholder, the waiter and the kernel at least
+    for pid in processes:  # every one has ended, the waiter outside the PID namespace too
+        assert _ended(pid, 10), pid
+
+
+def test_a_broken_template_leaves_the_kernel_to_bwrap(task: Task, template_on: None) -> None:
+    with BwrapSandbox(task, Limits(step_timeout_s=30)) as box:
+        assert box.forked_kernel
+    template = template_module.current_template()
+    assert template is not None
+    template._channel.close()  # the template cannot be asked any more
+    template.problem = None
+    with BwrapSandbox(task, Limits(step_timeout_s=30)) as box:
+        assert not box.forked_kernel
+        assert box.python("print('started by bwrap')").stdout == "started by bwrap\n"
+    template_module._state.update(template=None, owner=None, launches=0)
+
+
+def test_small_memory_limits_and_off_keep_the_template_out(
+    task: Task, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("DAHARNESS_KERNEL_TEMPLATE", "on")
+    with BwrapSandbox(task, Limits(memory_mb=1024)) as box:
+        assert not box.forked_kernel  # the preloaded libraries would take much of 1 GB of address space
+    monkeypatch.setenv("DAHARNESS_KERNEL_TEMPLATE", "off")
+    with BwrapSandbox(task, Limits()) as box:
+        assert not box.forked_kernel
+
+
+def test_the_template_ends_with_the_process_that_started_it(tmp_path: Path) -> None:
+    script = (
+        "import os, sys\n"
+        "from daharness.core.limits import Limits\n"
+        "from daharness.core.task import Family, Task\n"
+        "from daharness.sandbox import BwrapSandbox\n"
+        "from daharness.sandbox import template\n"
+        "task = Task(id='t', suite='t', family=Family.workspace, instructions=['x'])\n"
+        "with BwrapSandbox(task, Limits()) as box:\n"
+        "    assert box.forked_kernel\n"
+        "    print(template.current_template().pid, flush=True)\n"
+        "os._exit(0)\n"  # no atexit: the template must notice by itself that its harness is gone
+    )
+    env = {**os.environ, "DAHARNESS_KERNEL_TEMPLATE": "on"}
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=300
+    )
+    assert done.returncode == 0, done.stderr
+    assert _ended(int(done.stdout.split()[-1]), 30), "the kernel template outlived its harness by 30 s"
+
+
+def _ended(pid: int, within_s: float) -> bool:
+    """Whether the process ends within `within_s` (its pidfd becomes readable when it does)."""
+    try:
+        handle = os.pidfd_open(pid)
+    except ProcessLookupError:
+        return True
+    try:
+        ended, _, _ = select.select([handle], [], [], within_s)
+    finally:
+        os.close(handle)
+    return bool(ended)
