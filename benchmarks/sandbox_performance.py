@@ -87,9 +87,9 @@ def start_with_pandas(task: Task, template: str, repeats: int = 7) -> tuple[floa
         with BwrapSandbox(task, Limits()) as box:
             assert box.python("import pandas as pd").ok
             walls.append(time.perf_counter() - started)
-            sandbox_cpu = box.resource_usage().get("cpu_s")
+            sandbox_cpu = box.cpu_seconds()
             if sandbox_cpu is None:
-                raise SystemExit("no cgroup v2 cpu controller: the sandbox's CPU cannot be measured here")
+                raise SystemExit("no control groups: the sandbox's CPU cannot be measured here")
             cpus.append(sandbox_cpu + time.process_time() - own_cpu + _template_cpu() - template_cpu)
     return statistics.median(walls), statistics.median(cpus)
 

@@ -81,7 +81,9 @@ def test_a_forked_kernel_has_exactly_the_sandbox_a_started_one_has(
         probe.pop("uid"), probe.pop("gid")
     # environment, descriptors, folders, mounts, control group, limits, network: all the same (the one
     # difference, documented in template.py: a root `sleep` holds the forked kernel's namespaces)
-    assert forked == started
+    differing = {key: (started.get(key), forked.get(key)) for key in {*started, *forked}
+                 if started.get(key) != forked.get(key)}  # fmt: skip
+    assert not differing, differing
 
 
 def test_forked_kernels_have_the_libraries_loaded_and_their_own_random_state(

@@ -251,15 +251,21 @@ class SandboxCgroup:
         return _read_int(self.folders["memory"] / name)
 
     def cpu_seconds(self) -> float | None:
-        """CPU time the sandbox's processes used so far (cgroup v2's cpu.stat; None where not kept)."""
+        """CPU time the sandbox's processes used so far: cgroup v2's cpu.stat, else the sum over the
+        group's processes of their own and their waited-for children's times (ended processes that
+        nothing in the group waited for are left out)."""
         folder = self.folders.get("cpu")
-        if folder is None or self.versions["cpu"] != 2:
-            return None
-        with contextlib.suppress(OSError, ValueError):
-            for line in (folder / "cpu.stat").read_text().splitlines():
-                if line.startswith("usage_usec "):
-                    return int(line.split()[1]) / 1e6
-        return None
+        if folder is not None and self.versions["cpu"] == 2:
+            with contextlib.suppress(OSError, ValueError):
+                for line in (folder / "cpu.stat").read_text().splitlines():
+                    if line.startswith("usage_usec "):
+                        return int(line.split()[1]) / 1e6
+        ticks = 0
+        for pid in self.pids():
+            with contextlib.suppress(OSError, ValueError, IndexError):
+                fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+                ticks += sum(int(value) for value in fields[11:15])  # utime stime cutime cstime
+        return ticks / os.sysconf("SC_CLK_TCK")
 
     def oom_kills(self) -> int:
         """Processes the kernel killed because the sandbox reached its memory limit."""

@@ -316,12 +316,15 @@ class KernelSandbox(SandboxBackend):
             if peak is not None:
                 usage["memory_peak_mb"] = round(peak / 2**20, 1)
             usage["oom_kills"] = self._cgroup.oom_kills()
-            if (cpu := self._cgroup.cpu_seconds()) is not None:
-                usage["cpu_s"] = round(cpu, 3)
             usage["cpu_throttled_periods"] = self._cgroup.cpu_throttled()
         if self._guard is not None:
             usage["workspace_quota_exceeded"] = self._guard.times_exceeded
         return usage
+
+    def cpu_seconds(self) -> float | None:
+        """CPU time the sandbox's processes have used (see SandboxCgroup.cpu_seconds); None without
+        control groups."""
+        return self._cgroup.cpu_seconds() if self._cgroup is not None else None
 
     def close(self) -> None:
         """Kill, release and remove everything of the sandbox; never raises (a sample that is over must

@@ -7,8 +7,15 @@ nothing else of daharness (the built-in suites' gold files above all) is reachab
 from __future__ import annotations
 
 import atexit
+import contextlib
 import functools
+import hashlib
+import importlib.util
 import json
+import marshal
+import os
+import py_compile
+import sys
 import tempfile
 from pathlib import Path
 
@@ -17,6 +24,7 @@ from daharness.core.limits import Limits
 from daharness.core.registry import families
 from daharness.core.task import Task
 from daharness.sandbox.bwrap_arguments import folder_files, memory_fd
+from daharness.sandbox.font_cache import cache_root
 from daharness.sandbox.scratch import process_scratch
 from daharness.sandbox.workspace import remove_tree
 
@@ -51,12 +59,15 @@ def _readable(folder: Path) -> None:
 
 @functools.cache
 def hooks_files() -> dict[str, tuple[bytes, int]]:
-    """Only `chart_capture.py` and `sitecustomize.py`: their folder goes on the sandbox's PYTHONPATH, so
-    nothing else may be in it (it would shadow the agent's modules)."""
-    return {
-        "chart_capture.py": ((HERE / "chart_capture.py").read_bytes(), 0o644),
-        "sitecustomize.py": ((HERE / "chart_sitecustomize.py").read_bytes(), 0o644),
-    }
+    """Only `chart_capture.py` and `sitecustomize.py` (and their bytecode): their folder goes on the
+    sandbox's PYTHONPATH, so nothing else may be in it (it would shadow the agent's modules)."""
+    return with_bytecode(
+        {
+            "chart_capture.py": ((HERE / "chart_capture.py").read_bytes(), 0o644),
+            "sitecustomize.py": ((HERE / "chart_sitecustomize.py").read_bytes(), 0o644),
+        },
+        SANDBOX_HOOKS,
+    )
 
 
 @functools.cache
@@ -67,7 +78,45 @@ def kernel_files() -> dict[str, tuple[bytes, int]]:
     for package in ("daharness_kernel", "daharness_desktop"):
         for name, (content, _) in folder_files(HERE / package).items():
             files[f"{package}/{name}"] = (content, 0o644)
-    return files
+    return with_bytecode(files, SANDBOX_KERNEL)
+
+
+def with_bytecode(files: dict[str, tuple[bytes, int]], folder: str) -> dict[str, tuple[bytes, int]]:
+    """`files` and, for each Python module, its bytecode in `__pycache__` as an unchecked-hash .pyc
+    (Python loads it without comparing times, which the copies in a sandbox do not keep). Sandboxes
+    write no bytecode (PYTHONDONTWRITEBYTECODE), so without these every kernel, and every child Python
+    with the chart hook, compiled the same sources again. Made once per machine and kept in the user's
+    cache folder (compiling them takes longer than a sample's start)."""
+    key = hashlib.sha256(f"{sys.version}\0{folder}".encode())
+    for name, (content, _) in sorted(files.items()):
+        key.update(f"\0{name}\0{len(content)}\0".encode() + content)
+    cached = cache_root().parent / "bytecode" / f"{key.hexdigest()[:32]}.marshal"
+    try:
+        bytecode = marshal.loads(cached.read_bytes())
+    except (OSError, ValueError, EOFError, TypeError):
+        bytecode = _compiled(files, folder)
+        with contextlib.suppress(OSError):  # another process may write it at the same time: atomic
+            cached.parent.mkdir(parents=True, exist_ok=True)
+            staged = cached.with_name(f".{cached.name}.{os.getpid()}")
+            staged.write_bytes(marshal.dumps(bytecode))
+            os.replace(staged, cached)
+    return {**files, **{name: (content, 0o644) for name, content in bytecode.items()}}
+
+
+def _compiled(files: dict[str, tuple[bytes, int]], folder: str) -> dict[str, bytes]:
+    compiled = {}
+    with tempfile.TemporaryDirectory(prefix="daharness-pyc-") as scratch:
+        for name, (content, _) in files.items():
+            if not name.endswith(".py"):
+                continue
+            source, target = Path(scratch) / "source.py", Path(scratch) / "compiled.pyc"
+            source.write_bytes(content)
+            py_compile.compile(
+                str(source), cfile=str(target), dfile=f"{folder}/{name}", doraise=True,
+                invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH,
+            )  # fmt: skip
+            compiled[importlib.util.cache_from_source(name)] = target.read_bytes()
+    return compiled
 
 
 def _written(prefix: str, files: dict[str, tuple[bytes, int]]) -> Path:
