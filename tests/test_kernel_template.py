@@ -28,12 +28,17 @@ def status(field):
     for line in open('/proc/self/status'):
         if line.startswith(field + ':'):
             return line.split(':', 1)[1].strip()
+def kind(fd):  # what a descriptor is (its number depends on the order the kernel opened things)
+    try:
+        return __import__('re').sub(r'\[\d+\]', '', os.readlink('/proc/self/fd/' + fd))
+    except OSError:
+        return 'gone'  # the listing's own
 def mounts():
     return sorted(line.split()[4] for line in open('/proc/self/mountinfo'))
 print(json.dumps({
     "uid": os.getuid(), "gid": os.getgid(), "groups": os.getgroups(), "cwd": os.getcwd(),
     "env": {k: v for k, v in os.environ.items() if k != "DAHARNESS_CHART_CAPTURE"},
-    "fds": sorted(os.listdir('/proc/self/fd')), "hostname": os.uname().nodename,
+    "fds": sorted(kind(fd) for fd in os.listdir('/proc/self/fd')), "hostname": os.uname().nodename,
     "cap_eff": status('CapEff'), "cap_prm": status('CapPrm'), "cap_amb": status('CapAmb'),
     "no_new_privs": status('NoNewPrivs'), "seccomp": status('Seccomp'), "mounts": mounts(),
     "cgroup": open('/proc/self/cgroup').read(), "own_session": os.getsid(0) in {int(p) for p in os.listdir('/proc') if p.isdigit()},
@@ -174,3 +179,36 @@ def _ended(pid: int, within_s: float) -> bool:
     finally:
         os.close(handle)
     return bool(ended)
+
+
+SCRIPTS = {
+    "shows.py": "import os, sys\nprint(sys.argv, __file__, __name__, sys.path[0], sorted(os.listdir('/proc/self/fd')))\n"
+    "import helper\nprint(helper.VALUE)\nraise SystemExit(3)\n",
+    "helper.py": "VALUE = 42\n",
+    "fails.py": "def f():\n    return 1 / 0\nf()\n",
+    "broken.py": "x = (\n",
+    "marked.py": "import builtins\nprint(getattr(builtins, 'MARK', 'clean'))\n",
+}
+
+
+def test_a_script_forked_from_the_kernel_ends_as_a_python_process_would(
+    task: Task, template_on: None
+) -> None:
+    with BwrapSandbox(task, Limits(step_timeout_s=30)) as box:
+        for name, source in SCRIPTS.items():
+            assert box.write_file(name, source).ok
+        for name, args in (("shows.py", ["a b"]), ("fails.py", []), ("broken.py", []), ("missing.py", [])):
+            forked = box.python_script(name, args, timeout=20)
+            started = box.bash(" ".join(["python", name, *(f"'{arg}'" for arg in args)]), timeout=20)
+            assert (forked.stdout, forked.stderr, forked.exit_status) == (
+                started.stdout, started.stderr, started.exit_status
+            ), name  # fmt: skip
+        assert box.history[-2].kind == "bash"  # the history says what the step means
+        assert box.history[-2].args == {"command": "python missing.py"}
+        assert box.write_file("loops.py", "while True:\n    pass\n").ok
+        looping = box.python_script("loops.py", [], timeout=1)
+        assert looping.timed_out and looping.error is not None and looping.error.name == "TimeoutError"
+        # once the kernel has run code of the agent's, a script no longer starts from it
+        assert box.python_script("marked.py", []).stdout == "clean\n"
+        assert box.python("import builtins\nbuiltins.MARK = 'the agent was here'").ok
+        assert box.python_script("marked.py", []).stdout == "clean\n"

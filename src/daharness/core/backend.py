@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import shlex
 from abc import ABC, abstractmethod
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -141,6 +142,12 @@ class SandboxBackend(ABC):
     def sql(
         self, database: str, query: str, output: str | None = None, timeout: float | None = None
     ) -> Observation: ...
+
+    def python_script(self, path: str, args: list[str], timeout: float | None = None) -> Observation:
+        """`python PATH ARGS...` in the workspace, as a process of its own (a benchmark's official
+        scripts); backends may run it faster where that changes nothing the script can tell."""
+        command = " ".join(shlex.quote(part) for part in ("python", path, *args))
+        return self.bash(command, timeout=timeout)
 
     @abstractmethod
     def write_file(self, path: str, content: str) -> Observation:

@@ -19,6 +19,7 @@ import dataclasses
 import json
 import os
 import select
+import shlex
 import signal
 import struct
 import subprocess
@@ -64,7 +65,7 @@ _LISTED_CHANGES = 1000  # files_changed of one step names at most this many file
 MAX_REPLY_BYTES = 128 << 20
 _live: set[KernelSandbox] = set()
 _live_lock = threading.Lock()
-StepKind = Literal["python", "bash", "sql", "write_file", "pyautogui", "desktop"]
+StepKind = Literal["python", "bash", "sql", "write_file", "pyautogui", "desktop", "python_script"]
 
 
 class SandboxError(RuntimeError):
@@ -160,6 +161,7 @@ class KernelSandbox(SandboxBackend):
         self._kernel: KernelPipes | None = None  # the kernel's streams (the process's, or a fork's)
         self._without_template = False  # the template failed for this sandbox: bwrap starts the kernel
         self.forked_kernel = False  # whether the running kernel was forked from the kernel template
+        self._pristine = False  # the running kernel has run no Python, SQL or screen step yet
         self._buffer = bytearray()
         self._deadline = time.monotonic() + self.limits.sample_timeout_s
         self._lock = threading.Lock()
@@ -232,6 +234,7 @@ class KernelSandbox(SandboxBackend):
             if plan.after_start is not None:
                 plan.after_start()
         self._kernel = KernelPipes.of_process(self._process)
+        self._pristine = True
         self.forked_kernel = False
         if plan.template is not None and plan.fork_setup is not None:
             try:
@@ -384,6 +387,17 @@ class KernelSandbox(SandboxBackend):
     def write_file(self, path: str, content: str) -> Observation:
         return self._step("write_file", {"path": path, "content": content}, None)
 
+    def python_script(self, path: str, args: list[str], timeout: float | None = None) -> Observation:
+        """`python PATH ARGS...`, forked from the kernel while the kernel has run nothing but Bash and
+        file writes (so nothing of the agent's can be in the process the script inherits): the script
+        starts with the kernel's imported libraries instead of importing them again. Otherwise, and in
+        the history either way, it is the Bash command."""
+        if not self._pristine:
+            return super().python_script(path, args, timeout)
+        command = " ".join(shlex.quote(part) for part in ("python", path, *args))
+        payload = {"path": path, "args": list(args)}
+        return self._step("python_script", payload, timeout, recorded=("bash", {"command": command}))
+
     # ---- the desktop -------------------------------------------------------------------------------
 
     @property
@@ -470,14 +484,25 @@ class KernelSandbox(SandboxBackend):
     def time_left_s(self) -> float:
         return self._deadline - time.monotonic()
 
-    def _step(self, kind: StepKind, payload: dict[str, Any], timeout: float | None) -> Observation:
+    def _step(
+        self,
+        kind: StepKind,
+        payload: dict[str, Any],
+        timeout: float | None,
+        recorded: tuple[str, dict[str, Any]] | None = None,
+    ) -> Observation:
+        """Run one step; the history keeps it as `recorded` (kind and arguments) when given."""
+        if kind not in ("bash", "write_file", "python_script"):
+            self._pristine = False  # this kernel may hold anything of the agent's from now on
+        shown_kind, shown_args = recorded or (kind, payload)
         try:
             observation = self._run_step(kind, payload, timeout)
         except SandboxError as exc:  # the sandbox is gone: keep the step that broke it
-            failed = Observation.failure(kind, "SandboxError", str(exc))
-            self.history.append(ActionEvent(kind=kind, args=payload, observation=failed))
+            failed = Observation.failure(shown_kind, "SandboxError", str(exc))
+            self.history.append(ActionEvent(kind=shown_kind, args=shown_args, observation=failed))
             raise
-        self.history.append(ActionEvent(kind=kind, args=payload, observation=observation))
+        observation.kind = shown_kind
+        self.history.append(ActionEvent(kind=shown_kind, args=shown_args, observation=observation))
         return observation
 
     def _run_step(self, kind: StepKind, payload: dict[str, Any], timeout: float | None) -> Observation:

@@ -10,7 +10,8 @@ sandbox (the release runs them on the host): in a folder holding the five tables
    turned to `./pred_result/`, `plt.show()` and `show_plots()` removed;
 3. the entry's `eval_metrics`, whose printed lines the scorer judges (`scorers/release.py`).
 
-Each is a script run by `python SCRIPT WORKDIR` with the release's preamble (warnings off, matplotlib's
+Each is a script run by `python SCRIPT WORKDIR` (`python_script`: forked from the fresh sandbox's kernel,
+which has the libraries imported, where the backend can) with the release's preamble (warnings off, matplotlib's
 Agg backend) and table paths pointed at the workspace, stopped after the entry's timeout (30 s, the
 release's default). A failing step ends the entry. Besides what the release keeps, the hook records
 whether the prediction changed the reference's results (the corrected mode fails it).
@@ -88,7 +89,7 @@ def _run(box: SandboxBackend, name: str, source: str, timeout: float) -> dict[st
     written = box.write_file(name, source)
     if not written.ok:
         return _step(written)
-    return _step(box.bash(f"python {name} {box.workdir}", timeout=timeout))
+    return _step(box.python_script(name, [box.workdir], timeout=timeout))
 
 
 def is_release_code(task: Task) -> bool:

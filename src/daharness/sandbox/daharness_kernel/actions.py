@@ -8,14 +8,18 @@ Each returns a dict with `error` (name, value, traceback) and, where it applies,
 from __future__ import annotations
 
 import ast
+import atexit
 import builtins
 import contextlib
+import importlib.machinery
 import linecache
 import os
+import select
 import signal
 import subprocess
 import sys
 import traceback
+import types
 from pathlib import Path
 from typing import Any
 
@@ -96,6 +100,86 @@ def run_bash(request: dict[str, Any]) -> dict[str, Any]:
             "timed_out": True,
         }
     return {"exit_status": status}
+
+
+def run_script(request: dict[str, Any]) -> dict[str, Any]:
+    """`python PATH ARGS...` as a fork of this kernel, which has its libraries imported already: the
+    script runs as `__main__` with its folder first on the import path, in a session of its own, and
+    ends as a Python process does (its exit status, a traceback and status 1 for an exception). The
+    host asks for it only while the kernel has run no code of the agent's (see kernel_client)."""
+    timeout = float(request.get("timeout", 60))
+    path, args = str(request["path"]), [str(arg) for arg in request.get("args", [])]
+    sys.stdout.flush()
+    sys.stderr.flush()
+    pid = os.fork()
+    if pid == 0:
+        os._exit(_script_in_fork(path, args))
+    try:
+        handle = os.pidfd_open(pid)
+    except OSError:
+        handle = None
+    timed_out = False
+    if handle is not None:  # readable once the fork has ended
+        try:
+            timed_out = not select.select([handle], [], [], timeout)[0]
+        finally:
+            os.close(handle)
+    if timed_out:
+        _kill_group(pid)
+    _, status = os.waitpid(pid, 0)
+    if timed_out:
+        return {
+            "error": error("TimeoutError", f"command exceeded {timeout:g} s and was killed"),
+            "exit_status": None,
+            "timed_out": True,
+        }
+    return {"exit_status": os.waitstatus_to_exitcode(status)}
+
+
+def _script_in_fork(path: str, args: list[str]) -> int:
+    code, full = 1, os.path.abspath(path)
+    try:
+        os.setsid()
+        # as a process the kernel starts: standard descriptors only (never the kernel's own channels)
+        os.closerange(3, os.sysconf("SC_OPEN_MAX"))
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        for number in (signal.SIGALRM, signal.SIGTERM):
+            signal.signal(number, signal.SIG_DFL)
+        sys.argv = [path, *args]  # as given; __file__, the import path and tracebacks say it in full
+        sys.path.insert(0, os.path.dirname(full))
+        main = types.ModuleType("__main__")
+        main.__dict__.update(
+            __file__=full, __cached__=None, __spec__=None, __package__=None, __builtins__=builtins,
+            __loader__=importlib.machinery.SourceFileLoader("__main__", full),
+        )  # fmt: skip
+        sys.modules["__main__"] = main
+        try:
+            with open(full, "rb") as source:
+                content = source.read()
+        except OSError as exc:
+            print(
+                f"python: can't open file {full!r}: [Errno {exc.errno}] {exc.strerror}",
+                file=sys.stderr,
+            )
+            return 2
+        exec(compile(content, full, "exec"), main.__dict__)
+        code = 0
+    except SystemExit as exc:
+        if exc.code is None or isinstance(exc.code, int):
+            code = exc.code or 0
+        else:
+            print(exc.code, file=sys.stderr)
+    except BaseException as exc:  # as Python prints it: from the script's own frames on
+        trace = exc.__traceback__
+        while trace is not None and trace.tb_frame.f_code.co_filename != full:
+            trace = trace.tb_next  # a SyntaxError has none of its frames: printed without a traceback
+        traceback.print_exception(type(exc), exc, trace)
+    finally:
+        with contextlib.suppress(BaseException):
+            atexit._run_exitfuncs()
+            sys.stdout.flush()
+            sys.stderr.flush()
+    return code
 
 
 def write_file(request: dict[str, Any]) -> dict[str, Any]:

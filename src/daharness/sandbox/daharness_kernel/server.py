@@ -2,7 +2,8 @@
 
 Requests: {"kind": "python", "code", "timeout"} | {"kind": "bash", "command", "timeout"} |
 {"kind": "sql", "database", "query", "output", "timeout"} | {"kind": "write_file", "path", "content"} |
-{"kind": "pyautogui", "code", "timeout"} (an action on the desktop's screen, in a namespace of its own).
+{"kind": "pyautogui", "code", "timeout"} (an action on the desktop's screen, in a namespace of its own) |
+{"kind": "python_script", "path", "args", "timeout"} (`python PATH ARGS` as a fork of the kernel).
 Each gets one response with stdout, stderr, error (name, value, traceback), truncated, exit_status,
 duration, the chart captures received during the step (`captures`, `captures_dropped`) and, in a
 sandbox of its own, the number of processes.
@@ -59,6 +60,7 @@ class Kernel:
             "sql": actions.run_sql,
             "write_file": actions.write_file,
             "pyautogui": actions.run_pyautogui,
+            "python_script": actions.run_script,
         }
 
     def serve(self) -> None:
