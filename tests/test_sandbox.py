@@ -206,3 +206,34 @@ def test_a_kernel_that_dies_says_how_and_a_fresh_one_takes_over(box: BwrapSandbo
     killed = box.python("import os, signal\nos.kill(os.getpid(), signal.SIGSEGV)")
     assert killed.error is not None and "the kernel exited (killed by signal SIGSEGV" in killed.error.value
     assert box.python("print('fresh')").stdout == "fresh\n" and box.restarts == 2
+
+
+def test_reaping_zombies_survives_threads_that_end_meanwhile() -> None:
+    """The kernel reaps between steps by reading /proc/self/task/*/children; a thread that ended between
+    the listing and the read raised FileNotFoundError out of the kernel's loop: "the kernel exited
+    (exit status 1)" on a loaded machine, in CI."""
+    import importlib
+    import sys
+    import threading
+
+    sys.path.insert(0, str(Path(__file__).parents[1] / "src" / "daharness" / "sandbox"))
+    try:
+        processes = importlib.import_module("daharness_kernel.processes")
+    finally:
+        sys.path.pop(0)
+    done = threading.Event()
+
+    def churn() -> None:  # threads that start and end all the time, as a library's pool may
+        while not done.is_set():
+            for thread in [threading.Thread(target=lambda: None) for _ in range(20)]:
+                thread.start()
+                thread.join()
+
+    churner = threading.Thread(target=churn)
+    churner.start()
+    try:
+        for _ in range(3000):  # about 7 of 3000 failed before the fix
+            processes.reap_untracked_zombies()
+    finally:
+        done.set()
+        churner.join()

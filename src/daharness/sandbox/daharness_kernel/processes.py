@@ -32,7 +32,11 @@ def reap_untracked_zombies() -> None:
     bomb): a zombie keeps its process slot, and the process limit would stay used up for the sample."""
     zombies = []
     for children in Path("/proc/self/task").glob("*/children"):
-        for pid in children.read_text().split():
+        try:  # a thread (the agent's, a library's) may end between the listing and the read
+            listed = children.read_text().split()
+        except OSError:
+            continue
+        for pid in listed:
             try:
                 state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
             except (OSError, IndexError):
