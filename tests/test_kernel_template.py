@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from daharness.core.errors import UserError
 from daharness.core.limits import Limits
 from daharness.core.task import Family, Task, WorkspaceFile
 from daharness.sandbox import BwrapSandbox
@@ -128,12 +129,28 @@ def test_a_broken_template_leaves_the_kernel_to_bwrap(task: Task, template_on: N
         assert box.forked_kernel
     template = template_module.current_template()
     assert template is not None
-    template._channel.close()  # the template cannot be asked any more
-    template.problem = None
-    with BwrapSandbox(task, Limits(step_timeout_s=30)) as box:
-        assert not box.forked_kernel
-        assert box.python("print('started by bwrap')").stdout == "started by bwrap\n"
-    template_module._state.update(template=None, owner=None, launches=0)
+    template.close()  # the template is gone: it cannot be asked any more
+    try:
+        with BwrapSandbox(task, Limits(step_timeout_s=30)) as box:
+            assert not box.forked_kernel
+            assert box.python("print('started by bwrap')").stdout == "started by bwrap\n"
+        assert template.problem is not None  # later sandboxes do not ask it again
+        with BwrapSandbox(task, Limits(step_timeout_s=30)) as box:
+            assert not box.forked_kernel
+    finally:
+        template_module.forget_template()
+
+
+def test_an_unknown_template_setting_is_a_one_line_error(task: Task, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("DAHARNESS_KERNEL_TEMPLATE", "sometimes")
+    box = BwrapSandbox(task, Limits())
+    try:
+        with pytest.raises(
+            UserError, match=r"^DAHARNESS_KERNEL_TEMPLATE='sometimes': expected auto, on or off$"
+        ):
+            box.start()
+    finally:
+        box.close()
 
 
 def test_small_memory_limits_and_off_keep_the_template_out(

@@ -103,8 +103,10 @@ class KernelPipes:
     @classmethod
     def of_process(cls, process: subprocess.Popen[bytes]) -> KernelPipes:
         def returncode(timeout: float) -> int | None:
+            if timeout <= 0:
+                return process.poll()
             with contextlib.suppress(subprocess.TimeoutExpired):
-                process.wait(timeout=timeout) if timeout > 0 else process.poll()
+                process.wait(timeout=timeout)
             return process.returncode
 
         return cls(process.stdin, process.stdout, process.stderr, returncode)

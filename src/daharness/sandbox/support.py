@@ -94,6 +94,11 @@ def with_bytecode(files: dict[str, tuple[bytes, int]], folder: str) -> dict[str,
     try:
         bytecode = marshal.loads(cached.read_bytes())
     except (OSError, ValueError, EOFError, TypeError):
+        bytecode = None
+    valid = isinstance(bytecode, dict) and all(
+        isinstance(name, str) and isinstance(content, bytes) for name, content in bytecode.items()
+    )
+    if not valid:  # missing, or not what this function writes: made again
         bytecode = _compiled(files, folder)
         with contextlib.suppress(OSError):  # another process may write it at the same time: atomic
             cached.parent.mkdir(parents=True, exist_ok=True)

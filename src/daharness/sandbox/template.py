@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from daharness.core.errors import UserError
 from daharness.sandbox.bwrap_arguments import memory_fd
 
 PRELOAD = (
@@ -64,7 +65,6 @@ class ForkedKernel:
     stdout: Any
     stderr: Any
     status_fd: int
-    waiter: int
 
 
 class KernelTemplate:
@@ -125,10 +125,11 @@ class KernelTemplate:
             with self._lock:
                 socket.send_fds(self._channel, [header], opened)
                 reply = json.loads(self._channel.recv(65536) or b"{}")
-        except (OSError, ValueError) as exc:
+        except (OSError, ValueError) as exc:  # its channel is broken: no later sandbox asks it again
             for fd in ours:
                 os.close(fd)
-            raise TemplateUnavailable(f"the kernel template failed: {exc}") from None
+            self.problem = f"the kernel template failed: {exc}"
+            raise TemplateUnavailable(self.problem) from None
         finally:
             for fd in opened:
                 os.close(fd)
@@ -141,7 +142,6 @@ class KernelTemplate:
             stdout=os.fdopen(ours[1], "rb"),
             stderr=os.fdopen(ours[2], "rb"),
             status_fd=ours[3],
-            waiter=int(reply["pid"]),
         )
 
     @property
@@ -160,9 +160,27 @@ _state: dict[str, Any] = {"template": None, "owner": None, "launches": 0}
 _state_lock = threading.Lock()
 
 
+_MODES = {"auto": "auto", "off": "off", "0": "off", "no": "off", "false": "off",
+          "on": "on", "1": "on", "yes": "on", "true": "on"}  # fmt: skip
+
+
 def template_mode() -> str:
-    mode = os.environ.get("DAHARNESS_KERNEL_TEMPLATE", "auto").strip().lower()
-    return {"0": "off", "no": "off", "false": "off", "1": "on", "yes": "on", "true": "on"}.get(mode, mode)
+    """DAHARNESS_KERNEL_TEMPLATE as auto, on or off (a UserError for anything else)."""
+    value = os.environ.get("DAHARNESS_KERNEL_TEMPLATE", "auto")
+    mode = _MODES.get(value.strip().lower())
+    if mode is None:
+        raise UserError(f"DAHARNESS_KERNEL_TEMPLATE={value!r}: expected auto, on or off")
+    return mode
+
+
+def forget_template() -> None:
+    """Close this process's template and count its sandboxes from zero again (a template that failed
+    is otherwise never replaced)."""
+    with _state_lock:
+        template = _state["template"]
+        _state.update(template=None, owner=os.getpid(), launches=0)
+    if template is not None:
+        template.close()
 
 
 def current_template() -> KernelTemplate | None:
