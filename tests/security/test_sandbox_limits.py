@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -15,7 +16,7 @@ from helpers import wait_until
 from daharness.core.limits import Limits
 from daharness.core.task import Task
 from daharness.sandbox import BwrapSandbox, cgroups
-from daharness.sandbox.quota import measure
+from daharness.sandbox.quota import QuotaGuard, measure
 
 
 def _needs(controller: cgroups.Controller) -> None:
@@ -101,6 +102,30 @@ def test_the_workspace_quota_stops_a_writer_and_the_agent_can_clean_up(task: Tas
         box.bash("rm sparse.bin")
         fine = box.python("open('ok.txt', 'w').write('x' * 1000); print('ok')")
         assert fine.error is None and fine.stdout == "ok\n"
+
+
+def test_a_quota_kill_holds_the_lock_from_measurement_to_kill(tmp_path: Path) -> None:
+    """The sandbox restarts its kernel under the lock the guard holds while it measures and kills, so a
+    kill that lasts (it repeats until the group is empty) cannot reach a kernel started meanwhile (the
+    cleanup step after a quota stop was once itself stopped)."""
+    lock = threading.RLock()
+    acting, finish = threading.Event(), threading.Event()
+
+    def kill(reason: str) -> None:
+        acting.set()
+        finish.wait(10)
+
+    guard = QuotaGuard(tmp_path, max_bytes=1024, max_entries=100, on_exceeded=kill, lock=lock)
+    (tmp_path / "big.bin").write_bytes(b"x" * 4096)
+    watcher = threading.Thread(target=guard.check)
+    watcher.start()
+    assert acting.wait(10)
+    assert not lock.acquire(blocking=False)  # a restart would wait here
+    finish.set()
+    watcher.join(10)
+    assert lock.acquire(blocking=False)
+    lock.release()
+    assert guard.times_exceeded == 1 and guard.check() is None  # over quota, but not growing: no kill
 
 
 def test_copy_out_keeps_holes_and_leaves_what_is_over_the_quota_out(task: Task, tmp_path: Path) -> None:

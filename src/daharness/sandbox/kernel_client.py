@@ -167,6 +167,10 @@ class KernelSandbox(SandboxBackend):
         self._buffer = bytearray()
         self._deadline = time.monotonic() + self.limits.sample_timeout_s
         self._lock = threading.Lock()
+        # the sandbox's processes are killed or started by one thread at a time: a kill by the quota
+        # watcher (which keeps killing until the group is empty) must never reach a kernel started after
+        # the usage it acted on was measured
+        self._life_lock = threading.RLock()
         self._closed = False
         self._uid: int | None = None
         self._cgroup: SandboxCgroup | None = None
@@ -209,6 +213,10 @@ class KernelSandbox(SandboxBackend):
     # ---- life cycle ---------------------------------------------------------------------------------
 
     def start(self) -> None:
+        with self._life_lock:
+            self._start()
+
+    def _start(self) -> None:
         if self._cgroup is None and self.own_pid_namespace:
             self._cgroup = SandboxCgroup.create(
                 # +2: bwrap's placeholder and the waiter, when the kernel template forks the kernel
@@ -267,6 +275,7 @@ class KernelSandbox(SandboxBackend):
                 max_bytes=self.limits.workspace_mb << 20,
                 max_entries=self.limits.workspace_files,
                 on_exceeded=self._over_quota,
+                lock=self._life_lock,
             )
             self._guard.start()
         if self._desktop is not None:
@@ -302,15 +311,16 @@ class KernelSandbox(SandboxBackend):
     def _over_quota(self, reason: str) -> None:
         """The workspace grew past its quota: stop every process of the sandbox (from any thread); the
         current or next step then restarts the kernel and says why."""
-        self._notices.append(reason)
-        if self._cgroup is not None:
-            self._cgroup.kill_all()
-        elif self._uid is not None:
-            for uid in self._uids():
-                _kill_uid(uid)
-        elif (process := self._process) is not None:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(process.pid, signal.SIGKILL)
+        with self._life_lock:
+            self._notices.append(reason)
+            if self._cgroup is not None:
+                self._cgroup.kill_all()
+            elif self._uid is not None:
+                for uid in self._uids():
+                    _kill_uid(uid)
+            elif (process := self._process) is not None:
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(process.pid, signal.SIGKILL)
 
     def resource_usage(self) -> dict[str, Any]:
         """What the sandbox used and hit, from its control groups and the quota guard."""
@@ -686,6 +696,10 @@ class KernelSandbox(SandboxBackend):
         return tail.decode(errors="replace").strip()[-500:]
 
     def _kill(self) -> None:
+        with self._life_lock:
+            self._kill_everything()
+
+    def _kill_everything(self) -> None:
         if self._desktop is not None:
             self._desktop.stop()
         process, self._process = self._process, None

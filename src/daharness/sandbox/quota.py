@@ -60,6 +60,7 @@ class QuotaGuard:
         max_entries: int,
         on_exceeded: Callable[[str], None],
         interval_s: float = 0.5,
+        lock: threading.RLock | None = None,
     ) -> None:
         self.root = root
         self.max_bytes, self.max_entries = max_bytes, max_entries
@@ -68,7 +69,9 @@ class QuotaGuard:
         self.baseline = measure(root)
         self.exceeded_at: WorkspaceUsage | None = None  # the usage when the quota was last enforced
         self.times_exceeded = 0
-        self._lock = threading.Lock()
+        # held from the measurement until `on_exceeded` has acted on it (the sandbox passes the lock its
+        # restarts take, so what is killed is what was measured)
+        self._lock = lock if lock is not None else threading.RLock()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
@@ -90,7 +93,7 @@ class QuotaGuard:
             self.exceeded_at = added
             self.times_exceeded += 1
             reason = self.describe(added)
-        self.on_exceeded(reason)
+            self.on_exceeded(reason)
         return reason
 
     def describe(self, added: WorkspaceUsage) -> str:
