@@ -1,7 +1,8 @@
 """The host side of the kernel template (see `template_server.py`): one per daharness process, started
 once the process has shown it runs more than a couple of sandboxes, and asked to fork each sandbox's
-kernel into the namespaces bubblewrap made for it. A sample then starts with numpy, pandas, matplotlib,
-scipy and scikit-learn already imported, for the cost of a fork.
+kernel into the namespaces bubblewrap made for it. A sample then starts with numpy and pandas (and, once
+the template has loaded them between forks, matplotlib, scipy and scikit-learn) already imported, for
+the cost of a fork.
 
 Used only where it changes nothing of a sandbox's isolation: as root (the kernel drops to the sample's
 own user id as it does when bubblewrap starts it), with control groups (every process of the sample is
@@ -27,9 +28,8 @@ from typing import Any
 from daharness.core.errors import UserError
 from daharness.sandbox.bwrap_arguments import memory_fd
 
-PRELOAD = (
-    "numpy",
-    "pandas",
+PRELOAD = ("numpy", "pandas")  # imported before the template forks any kernel
+PRELOAD_LATER = (  # then, between forks (see template_server.py)
     "matplotlib",
     "matplotlib.pyplot",
     "scipy.stats",
@@ -90,7 +90,8 @@ class KernelTemplate:
         finally:
             child.close()
             os.close(source)
-        host.send(json.dumps({"preload": list(PRELOAD), "font_list": font_list}).encode())
+        settings = {"preload": list(PRELOAD), "later": list(PRELOAD_LATER), "font_list": font_list}
+        host.send(json.dumps(settings).encode())
         threading.Thread(target=self._await_ready, daemon=True, name="kernel-template").start()
 
     def _await_ready(self) -> None:
@@ -143,6 +144,16 @@ class KernelTemplate:
             stderr=os.fdopen(ours[2], "rb"),
             status_fd=ours[3],
         )
+
+    def load_all(self) -> list[str]:
+        """Have the template import every module it preloads now (they are loaded between forks
+        otherwise); the modules it has loaded."""
+        if not self._ready.wait(_READY_TIMEOUT_S) or self.problem:
+            raise TemplateUnavailable(self.problem or "the kernel template is not ready")
+        with self._lock:
+            self._channel.send(json.dumps({"load_all": True}).encode())
+            self.preloaded = list(json.loads(self._channel.recv(65536) or b"{}").get("preloaded", []))
+        return self.preloaded
 
     @property
     def pid(self) -> int:

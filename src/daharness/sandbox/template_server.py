@@ -14,9 +14,14 @@ it always does (`daharness_kernel/server.py`). The waiter reports the kernel's w
 What the sample can see differently: a root `sleep` (bwrap's command, which holds the namespaces) where
 the kernel used to be PID 2, and the kernel's parent outside its PID namespace (PPID 0).
 
+It imports in two stages: the "preload" modules (numpy, pandas) before it says it is ready, then the
+"later" ones (matplotlib, scipy, scikit-learn) one by one whenever no request waits, so the first forks
+need not wait seconds for scikit-learn; a kernel forked before a module is loaded imports it itself.
+
 Protocol on the descriptor named by its argument (a SOCK_SEQPACKET socket): the template sends {"ready", "preloaded"}; each
 request is JSON {"cgroups": [folders]} with descriptors [namespaces (cgroup, ipc, uts, net, pid, mnt)...,
-stdin, stdout, stderr, status, setup], answered by {"pid": waiter} or {"error": text}.
+stdin, stdout, stderr, status, setup], answered by {"pid": waiter} or {"error": text}; or {"load_all": true}
+without descriptors, answered by {"preloaded": [...]} once every module is loaded.
 """
 
 import ctypes
@@ -24,6 +29,7 @@ import gc
 import importlib
 import json
 import os
+import select
 import signal
 import socket
 import struct
@@ -61,16 +67,24 @@ def _prepare(settings: dict) -> list:
             open(os.path.join(folder, os.path.basename(font_list)), "wb") as f,
         ):
             f.write(source.read())
-    preloaded = []
+    preloaded: list = []
     for name in settings.get("preload", []):
-        try:
-            importlib.import_module(name)
-            preloaded.append(name)
-        except Exception:  # not installed, or broken here: the kernels import it themselves
-            pass
+        _load(name, preloaded)
+    _freeze()
+    return preloaded
+
+
+def _load(name: str, preloaded: list) -> None:
+    try:
+        importlib.import_module(name)
+        preloaded.append(name)
+    except Exception:  # not installed, or broken here: the kernels import it themselves
+        pass
+
+
+def _freeze() -> None:
     gc.collect()
     gc.freeze()  # keep the imported objects' pages shared with the forks
-    return preloaded
 
 
 def _become_kernel(fds: list, setup: dict) -> None:
@@ -125,8 +139,13 @@ def _waiter(header: dict, fds: list) -> None:
     os.write(status, struct.pack("i", wait_status))
 
 
-def _serve(channel: socket.socket) -> None:
+def _serve(channel: socket.socket, later: list, preloaded: list) -> None:
     while True:
+        if later and not select.select([channel], [], [], 0)[0]:
+            _load(later.pop(0), preloaded)  # between requests, never while one waits
+            if not later:
+                _freeze()
+            continue
         try:
             message, fds, _, _ = socket.recv_fds(channel, 65536, NAMESPACES + 5)
         except InterruptedError:
@@ -135,6 +154,14 @@ def _serve(channel: socket.socket) -> None:
             return
         try:
             header = json.loads(message)
+            if header.get("load_all"):
+                while later:
+                    _load(later.pop(0), preloaded)
+                _freeze()
+                channel.send(json.dumps({"preloaded": preloaded}).encode())
+                for fd in fds:
+                    os.close(fd)
+                continue
             if len(fds) != NAMESPACES + 5:
                 raise ValueError(f"{len(fds)} descriptors")
             pid = os.fork()
@@ -176,7 +203,7 @@ def main() -> None:
     preloaded = _prepare(settings)
     signal.signal(signal.SIGCHLD, _reap)
     channel.send(json.dumps({"ready": True, "preloaded": preloaded}).encode())
-    _serve(channel)
+    _serve(channel, list(settings.get("later", [])), preloaded)
 
 
 main()
