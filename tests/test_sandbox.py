@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -11,7 +12,7 @@ import pytest
 
 from daharness.core.limits import Limits
 from daharness.core.task import Family, Task, WorkspaceFile
-from daharness.sandbox import BwrapSandbox
+from daharness.sandbox import BwrapSandbox, SandboxNotStarted
 
 
 @pytest.fixture
@@ -237,3 +238,33 @@ def test_reaping_zombies_survives_threads_that_end_meanwhile() -> None:
     finally:
         done.set()
         churner.join()
+
+
+def test_a_sandbox_started_in_the_background_outlives_the_thread_that_asked(tmp_path: Path) -> None:
+    """`start_soon` returns before the kernel is up (the sample's first model call overlaps it), and
+    the sandbox lives on after the thread that asked ends: bwrap's --die-with-parent follows the thread
+    that started it, so the start must not run in a thread that ends."""
+    task = Task(id="bg", suite="t", family=Family.workspace, instructions=["x"])
+    box = BwrapSandbox(task, Limits(step_timeout_s=20))
+    try:
+        with box._life_lock:  # a start cannot finish while this is held: start_soon must not wait for it
+            asker = threading.Thread(target=box.start_soon)
+            asker.start()
+            asker.join(20)
+            assert not asker.is_alive()
+        assert box.python("print(6 * 7)").stdout == "42\n"
+        assert box.restarts == 0  # the kernel that answered is the one started in the background
+    finally:
+        box.close()
+
+
+def test_a_background_start_that_fails_is_the_hosts_error_at_the_first_use(tmp_path: Path) -> None:
+    task = Task(id="bg", suite="t", family=Family.workspace, instructions=["x"])
+    box = BwrapSandbox(task, Limits(step_timeout_s=20, memory_mb=8))  # no Python starts in 8 MB
+    try:
+        box.start_soon()
+        with pytest.raises(SandboxNotStarted, match="did not start"):
+            box.python("print(1)")
+        assert box.processes() == []  # what only reads does not raise it again
+    finally:
+        box.close()

@@ -132,6 +132,11 @@ class SandboxBackend(ABC):
     def start(self) -> None:
         """Start the kernel (the workspace already holds the task's files)."""
 
+    def start_soon(self) -> None:
+        """Start the kernel, or begin to: a backend may start it in the background, and then whatever
+        uses the sandbox first waits for it (so a sample's first model call need not)."""
+        self.start()
+
     @abstractmethod
     def python(self, code: str, timeout: float | None = None) -> Observation: ...
 

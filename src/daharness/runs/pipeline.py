@@ -40,7 +40,7 @@ from daharness.core.task import Task
 from daharness.models import ModelFatalError
 from daharness.runs.bounded_scoring import score_within_limits
 from daharness.runs.integrity import skipped_files, suspicious_actions
-from daharness.sandbox import SandboxError, open_sandbox
+from daharness.sandbox import SandboxError, SandboxNotStarted, open_sandbox
 from daharness.sandbox.local import UNSAFE_BACKEND
 from daharness.sandbox.scratch import process_scratch
 from daharness.sandbox.workspace import display_name, remove_tree
@@ -92,10 +92,11 @@ def record_fields(task: Task, agent_name: str, attempt: int) -> dict[str, Any]:
 
 @contextmanager
 def started(task: Task, sandbox: SandboxSettings) -> Iterator[SandboxBackend]:
-    """A started sandbox holding the task's untouched files; closed (and removed) on exit."""
+    """A sandbox holding the task's untouched files, starting (its first use waits for it); closed (and
+    removed) on exit."""
     box = open_sandbox(sandbox.backend, task, sandbox.limits, desktop=sandbox.desktop)
     try:
-        box.start()
+        box.start_soon()
         yield box
     finally:
         box.close()
@@ -124,6 +125,8 @@ def solve_and_collect(
                 try:
                     submission = agent.solve(task, prepared)
                     hooks.finish(task, env, submission)
+                except SandboxNotStarted:
+                    raise  # the host's failure, whatever the agent did
                 except SandboxError as exc:
                     raise blame(task, sandbox, exc, _history(box)) from exc
                 try:

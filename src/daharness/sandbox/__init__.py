@@ -12,7 +12,7 @@ from daharness.core.registry import backends
 from daharness.core.task import Task
 from daharness.sandbox.bwrap import BwrapSandbox
 from daharness.sandbox.desktop import desktop_status
-from daharness.sandbox.kernel_client import KernelSandbox, SandboxError, kill_all_sandboxes
+from daharness.sandbox.kernel_client import KernelSandbox, SandboxError, SandboxNotStarted, kill_all_sandboxes
 from daharness.sandbox.local import UNSAFE_BACKEND, UNSAFE_WARNING, LocalSandbox
 from daharness.sandbox.workspace import Workspace
 
@@ -57,6 +57,7 @@ __all__ = [
     "Limits",
     "LocalSandbox",
     "SandboxError",
+    "SandboxNotStarted",
     "Workspace",
     "check_backend",
     "describe_desktop",

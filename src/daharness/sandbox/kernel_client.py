@@ -27,6 +27,7 @@ import threading
 import time
 from abc import abstractmethod
 from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -65,11 +66,29 @@ _LISTED_CHANGES = 1000  # files_changed of one step names at most this many file
 MAX_REPLY_BYTES = 128 << 20
 _live: set[KernelSandbox] = set()
 _live_lock = threading.Lock()
+_starters: dict[int, ThreadPoolExecutor] = {}
+
+
+def _starter() -> ThreadPoolExecutor:
+    """The threads that start sandboxes in the background. They last as long as the process: bwrap's
+    --die-with-parent is a parent-death signal, which fires when the *thread* that started it ends."""
+    with _live_lock:
+        pid = os.getpid()  # a forked process (a Ray worker) makes its own
+        if pid not in _starters:
+            _starters.clear()
+            _starters[pid] = ThreadPoolExecutor(max_workers=32, thread_name_prefix="sandbox-start")
+        return _starters[pid]
+
+
 StepKind = Literal["python", "bash", "sql", "write_file", "pyautogui", "desktop", "python_script"]
 
 
 class SandboxError(RuntimeError):
     """The sandbox itself failed (could not start, died repeatedly): an infrastructure error."""
+
+
+class SandboxNotStarted(SandboxError):
+    """A sandbox started in the background did not start: the host's failure, never the agent's."""
 
 
 @dataclass
@@ -171,6 +190,7 @@ class KernelSandbox(SandboxBackend):
         # watcher (which keeps killing until the group is empty) must never reach a kernel started after
         # the usage it acted on was measured
         self._life_lock = threading.RLock()
+        self._starting: Future[None] | None = None  # a start begun by `start_soon`
         self._closed = False
         self._uid: int | None = None
         self._cgroup: SandboxCgroup | None = None
@@ -201,6 +221,7 @@ class KernelSandbox(SandboxBackend):
 
     def processes(self) -> list[int]:
         """Host pids of every process the sandbox runs now (from its control group, else its user ids)."""
+        self._await_start(raising=False)
         if self._cgroup is not None:
             return self._cgroup.pids()
         return [pid for uid in self._uids() for pid in _pids_of_uid(uid)]
@@ -215,6 +236,24 @@ class KernelSandbox(SandboxBackend):
     def start(self) -> None:
         with self._life_lock:
             self._start()
+
+    def start_soon(self) -> None:
+        """Start in another thread: the sample's first model call and the sandbox's start overlap.
+        Every method that needs the kernel waits for the start first (and raises its error)."""
+        self._starting = _starter().submit(self.start)
+
+    def _await_start(self, raising: bool = True) -> None:
+        """Wait for a start begun by `start_soon`; raise its error unless `raising` is False (for
+        what only reads or kills)."""
+        starting = self._starting
+        if starting is None:
+            return
+        error = starting.exception()
+        if error is None or not raising:
+            return
+        if isinstance(error, SandboxError):
+            raise SandboxNotStarted(str(error))
+        raise error
 
     def _start(self) -> None:
         if self._cgroup is None and self.own_pid_namespace:
@@ -324,6 +363,7 @@ class KernelSandbox(SandboxBackend):
 
     def resource_usage(self) -> dict[str, Any]:
         """What the sandbox used and hit, from its control groups and the quota guard."""
+        self._await_start(raising=False)
         usage: dict[str, Any] = {"restarts": self.restarts}
         if self._cgroup is not None:
             usage["controllers"] = self._cgroup.controllers
@@ -339,11 +379,13 @@ class KernelSandbox(SandboxBackend):
     def cpu_seconds(self) -> float | None:
         """CPU time the sandbox's processes have used (see SandboxCgroup.cpu_seconds); None without
         control groups."""
+        self._await_start(raising=False)
         return self._cgroup.cpu_seconds() if self._cgroup is not None else None
 
     def close(self) -> None:
         """Kill, release and remove everything of the sandbox; never raises (a sample that is over must
         not fail because its leftovers resist)."""
+        self._await_start(raising=False)
         if self._guard is not None:
             self._guard.stop()
         with contextlib.suppress(Exception):
@@ -364,9 +406,11 @@ class KernelSandbox(SandboxBackend):
                         cleanup()
 
     def interrupt(self) -> None:
+        self._await_start(raising=False)
         self._kill()
 
     def restart_with_overlay(self, overlay: ReadOnlyOverlay) -> None:
+        self._await_start()
         self._kill()  # every process is gone: nothing the agent left can change the workspace any more
         self._placeholders = self.prepare_overlay(overlay)
         self.overlay = overlay
@@ -404,6 +448,7 @@ class KernelSandbox(SandboxBackend):
         file writes (so nothing of the agent's can be in the process the script inherits): the script
         starts with the kernel's imported libraries instead of importing them again. Otherwise, and in
         the history either way, it is the Bash command."""
+        self._await_start()
         if not self._pristine:
             return super().python_script(path, args, timeout)
         command = " ".join(shlex.quote(part) for part in ("python", path, *args))
@@ -464,18 +509,22 @@ class KernelSandbox(SandboxBackend):
         return self.bash(launch_command(command, name))
 
     def _require_desktop(self) -> DesktopSession:
+        self._await_start()
         if self._desktop is None:
             raise DesktopUnavailable("this sandbox was opened without a desktop")
         return self._desktop
 
     def read_file(self, path: str) -> bytes:
+        self._await_start()
         relative = path.removeprefix(self.workdir).lstrip("/") if path.startswith(self.workdir) else path
         return self.workspace.read_file(relative)
 
     def changed_files(self) -> list[str]:
+        self._await_start()
         return self.workspace.changed_files()
 
     def copy_file_out(self, path: str, target: Path, max_bytes: int) -> str:
+        self._await_start()
         relative = path.removeprefix(self.workdir).lstrip("/") if path.startswith(self.workdir) else path
         return self.workspace.copy_file_out(relative, target, max_bytes)
 
@@ -485,6 +534,7 @@ class KernelSandbox(SandboxBackend):
     def snapshot(self, target: Path) -> Snapshot:
         """Stop every process of the sandbox (so that nothing changes the files while they are copied),
         then copy the workspace's regular files to `target` and the received chart captures beside it."""
+        self._await_start()
         self._kill()
         self._remove_placeholders()
         quota = CopyQuota(self.limits.workspace_mb << 20, self.limits.workspace_files)
@@ -504,6 +554,7 @@ class KernelSandbox(SandboxBackend):
         recorded: tuple[str, dict[str, Any]] | None = None,
     ) -> Observation:
         """Run one step; the history keeps it as `recorded` (kind and arguments) when given."""
+        self._await_start()
         if kind not in ("bash", "write_file", "python_script"):
             self._pristine = False  # this kernel may hold anything of the agent's from now on
         shown_kind, shown_args = recorded or (kind, payload)

@@ -74,7 +74,7 @@ class ReactAgent(ModelAgent):
     def solve(self, task: Task, sandbox: SandboxBackend) -> Submission:
         submission = Submission(finished=False, stop_reason="max_steps")
         budget = Budget(self.limits)
-        sandbox.bash("mkdir -p output")
+        output_made = False  # made before the first step: the first model call need not wait for the sandbox
         prompt = EVALUATION_PROMPT.format(
             tool_description=TOOL_DESCRIPTION,
             tool_names=TOOL_NAME,
@@ -90,6 +90,9 @@ class ReactAgent(ModelAgent):
                 parsed = parse_react_reply(last_reply)
                 messages.append({"role": "assistant", "content": last_reply})
                 if parsed.code is not None:
+                    if not output_made:
+                        sandbox.bash("mkdir -p output")
+                        output_made = True
                     observation = sandbox.python(parsed.code)
                     submission.act("python", {"code": parsed.code}, observation)
                     messages.append(
