@@ -43,7 +43,7 @@ from daharness.families.workflow.checks import (
     setup_state,
 )
 from daharness.families.workflow.modes import WORKFLOW_MODES
-from daharness.families.workflow.scorers.inputs import SCREEN_STATES, SCRIPT_OUTPUTS
+from daharness.families.workflow.scorers.inputs import PAGE_CHECKS, SCREEN_STATES, SCRIPT_OUTPUTS
 from daharness.families.workflow.tools import tools_dir
 from daharness.families.workflow.validate import WorkflowValidation, print_workflow_validation, validate_suite
 from daharness.report.bars import svg_bars
@@ -133,14 +133,29 @@ class WorkflowFamily(FamilyBase):
                      "on localhost, and this sample has no desktop")
                 for step in postconfig if screen.is_live_script(step)
             )  # fmt: skip
-        getters = {
-            str(source["path"])
+        sources = [
+            source
             for spec in task.scorers
             for source in (spec.options.get("result", {}), spec.options.get("expected", {}))
-            if isinstance(source, dict) and source.get("kind") == "screen"
-        }
+            if isinstance(source, dict)
+        ]
+        getters = {str(source["path"]) for source in sources if source.get("kind") == "screen"}
+        if any(source.get("kind") == "validate_correct_url" for source in sources):
+            getters.add(screen.TAB_URL)
         if getters and screen.has_desktop(box):
             submission.evidence[SCREEN_STATES] = screen.collect_screen(box, getters)
+        page_checks = {
+            str(source["path"]): source for source in sources if source.get("kind") == "html_check"
+        }
+        if page_checks and screen.has_desktop(box):  # in the browser the agent leaves (getters.py: why)
+            submission.evidence[PAGE_CHECKS] = found = {}
+            for dest, source in page_checks.items():
+                found[dest] = live_page_check(task, box, dest, source.get("value") or {})
+                submission.trajectory.append(
+                    Note(
+                        text=f"html_check on the screen: {dest} gave {found[dest]['url']!r}", data=found[dest]
+                    )
+                )
         box.interrupt()  # nothing the agent left running may touch its files or the checks from here on
         state = setup_state(env.scratch)
         submission.suspicions += agent_files_at_check_paths(box, state)
@@ -209,6 +224,22 @@ def gui_postconfig(task: Task, box: SandboxBackend, step: SetupStep) -> Note:
     return Note(
         text=f"postconfig on the screen: ran {dest} (exit status {observation.exit_status})",
         data={"exit_status": observation.exit_status, "stdout": observation.stdout[-2000:]},
+    )
+
+
+def live_page_check(task: Task, box: SandboxBackend, dest: str, config: dict[str, Any]) -> dict[str, Any]:
+    """The official `html_check` before the agent's processes stop: its script (given to bash as the task
+    gives it) prints a URL, which is opened in the browser the agent leaves, logged into the application as
+    officially (a browser started for the checks would not be). The script runs beside what the agent
+    left running, so it runs again in the checks' environment, where the corrected mode wants the same
+    URL (`getters.html_check`)."""
+    script = next(s for s in task.gold.data.get("scripts", []) if s["dest"] == dest)
+    observation = run_script(box, Path(script["source"]), dest, in_place=False, timeout=step_timeout(task))
+    return screen.check_page(
+        box,
+        observation.stdout,
+        [str(p) for p in config.get("css_paths", [])],
+        float(config.get("timeout", 5000)),
     )
 
 

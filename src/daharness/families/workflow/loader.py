@@ -307,8 +307,10 @@ class TaskReader:
             if need := self._script_need(script):
                 raise Unsupported(need)
             dest = in_home(str(raw.get("dest") or f"{HOME}/{script.name}"))
-            out.scripts.append({"source": str(script), "dest": dest})
+            _add_script(out, script, dest)
             return {"kind": "script_output", "path": dest}
+        if kind in ("validate_correct_url", "html_check"):  # a check script's output and the browser
+            return self._browser_check(kind, raw, folder, out)
         if kind == "local_file":
             return {"kind": "gold", "path": self._gold(raw, folder, out)}
         if kind in SCREEN_GETTERS:  # read on the sample's screen right after the agent
@@ -327,6 +329,30 @@ class TaskReader:
         raise Unsupported(
             f"evaluator reads '{kind}' (a browser, GUI or cloud state this sandbox does not have)"
         )
+
+    def _browser_check(self, kind: str, raw: dict[str, Any], folder: Path, out: _Evaluator) -> dict[str, Any]:
+        """`validate_correct_url` (the shown tab's URL holds each part of eval.sh's output) and `html_check`
+        (eval.sh's output is a page whose CSS paths show elements): eval.sh runs in the checks'
+        environment, and for `html_check` on the live screen first (`getters.py` says why)."""
+        if problem := desktop_problem():
+            raise Unsupported(f"evaluator reads '{kind}' on a screen, and there is none here: {problem}")
+        script = self._source(str(raw.get("src", "")), folder)
+        if need := self._script_need(script):
+            raise Unsupported(need)
+        dest = in_home(str(raw.get("dest") or f"{HOME}/eval.sh"))
+        _add_script(out, script, dest)
+        out.screen = True
+        if kind == "validate_correct_url":
+            return {
+                "kind": kind,
+                "path": dest,
+                "value": {"goto_prefix": str(raw.get("goto_prefix", "https://"))},
+            }
+        paths = raw.get("css_paths") or []
+        if not isinstance(paths, list):
+            raise Unsupported("html_check's css_paths is not a list")
+        value = {"css_paths": [str(path) for path in paths], "timeout": float(raw.get("timeout", 5000))}
+        return {"kind": kind, "path": dest, "value": value}
 
     def _expected(self, raw: Any, folder: Path, out: _Evaluator) -> dict[str, Any]:
         if not raw:
@@ -380,6 +406,16 @@ def _check_shape(raw: dict[str, Any], path: Path) -> None:
             if item and not isinstance(item, dict):
                 name = f"evaluator.{key}" if index is None else f"evaluator.{key}[{index}]"
                 raise UserError(f"{path}: field {name!r} must be an object")
+
+
+def _add_script(out: _Evaluator, script: Path, dest: str) -> None:
+    """A check script to run after the agent, once however many functions read its output."""
+    for known in out.scripts:
+        if known["dest"] == dest:
+            if known["source"] != str(script):
+                raise Unsupported(f"two different check scripts are run as {dest}")
+            return
+    out.scripts.append({"source": str(script), "dest": dest})
 
 
 def in_home(path: str) -> str:

@@ -22,6 +22,7 @@ from urllib.parse import quote
 
 from daharness.core.backend import SandboxBackend
 from daharness.core.task import SetupStep
+from daharness.families.workflow.getters import TAB_URL
 from daharness.sandbox.desktop import apps
 
 _WINDOW_WAIT_S = 90.0
@@ -78,18 +79,53 @@ def settle(box: Any, since: float, timeout_s: float = 30.0) -> None:
 
 
 SCREEN_GETTERS = ("active_tab_info",)
+_PAGE_LOAD_S = 30.0  # Playwright's `goto` waits this long by default
 
 
 def collect_screen(box: Any, getters: set[str]) -> dict[str, Any]:
     """What the official getters read on the screen, read now (right after the agent, while what it left
-    running still serves its pages): `active_tab_info`, the browser's shown tab (url, title, content)."""
+    running still serves its pages): `active_tab_info`, the browser's shown tab (url, title, content);
+    `active_tab_url`, its url and title only."""
     found: dict[str, Any] = {}
-    if "active_tab_info" in getters:
+    if getters & {"active_tab_info", TAB_URL}:
         tabs = _shown_tabs(box)
         if tabs:
             tab = tabs[0]
-            content = box.desktop_request("html", id=tab["id"]).get("html", "")
-            found["active_tab_info"] = {"url": tab["url"], "title": tab["title"], "content": content}
+            if TAB_URL in getters:
+                found[TAB_URL] = {"url": tab["url"], "title": tab["title"]}
+            if "active_tab_info" in getters:
+                content = box.desktop_request("html", id=tab["id"]).get("html", "")
+                found["active_tab_info"] = {"url": tab["url"], "title": tab["title"], "content": content}
+    return found
+
+
+def check_page(box: Any, output: str | None, css_paths: list[str], timeout_ms: float) -> dict[str, Any]:
+    """The official `html_check` on the live browser: the script's `output` (None: it did not run) is a
+    URL, opened in a new tab of the browser the agent leaves; each CSS path must then match a visible
+    element within `timeout_ms` (the tab is closed after). What was found, for `getters.html_check`."""
+    found: dict[str, Any] = {
+        "output": output,
+        "url": None,
+        "css_paths": css_paths,
+        "error": None,
+        "selectors": [],
+    }
+    if output is None:
+        return found
+    found["url"] = url = output.strip()
+    if not url:
+        found["error"] = "the script printed no URL"
+        return found
+    wait_s = timeout_ms / 1000
+    try:
+        answer = box.desktop_request(
+            "check_page", url=url, selectors=css_paths, wait=wait_s,
+            timeout=_PAGE_LOAD_S + wait_s * len(css_paths) + 30,
+        )  # fmt: skip
+    except (RuntimeError, OSError) as exc:  # the browser's failure, or no desktop: the check failed
+        found["error"] = f"{type(exc).__name__}: {exc}"
+        return found
+    found.update(error=answer.get("problem"), selectors=answer.get("selectors", []))
     return found
 
 

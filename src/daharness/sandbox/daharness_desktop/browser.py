@@ -32,6 +32,20 @@ _TAGS = {
     "contentinfo": "landmark", "complementary": "landmark", "region": "section", "Iframe": "internal-frame",
 }  # fmt: skip
 _TWO_FRAMES = "new Promise(done => requestAnimationFrame(() => requestAnimationFrame(() => done(true))))"
+# how many elements a CSS selector matches, and how many of them are visible as Playwright counts it (a
+# non-empty box, `visibility: visible`); a selector the page cannot parse answers its error
+_MATCHES = """(() => {
+  try {
+    const all = [...document.querySelectorAll(SELECTOR)];
+    const shown = all.filter(e => {
+      const box = e.getBoundingClientRect();
+      return getComputedStyle(e).visibility === 'visible' && box.width > 0 && box.height > 0;
+    });
+    return {matches: all.length, visible: shown.length};
+  } catch (error) {
+    return {matches: 0, visible: 0, error: String(error)};
+  }
+})()"""
 _SKIPPED_ROLES = {"InlineTextBox", "LineBreak", "none", "presentation", "Ignored"}
 _STATE_PROPERTIES = ("focusable", "focused", "editable", "checked", "expanded", "selected", "required", "multiline", "modal")  # fmt: skip
 
@@ -130,6 +144,49 @@ class Browser:
             time.sleep(0.05)
         self.painted(target)
         return next(tab for tab in self.tabs() if tab["id"] == target)
+
+    def check_page(
+        self, url: str, selectors: list[str], wait_s: float, load_timeout_s: float = 30.0
+    ) -> dict[str, Any]:
+        """Open `url` in a new tab, wait until it has loaded, then wait up to `wait_s` for each selector
+        in turn to match a visible element (the official `html_check`: Playwright's new page, `goto`,
+        `expect(...).to_be_visible`), stopping at the first that does not; the tab is closed after and
+        the tab shown before is shown again. Answers {"problem": why the page did not load, or None (not
+        "error", the protocol's failed answer),
+        "selectors": [{"selector", "matches", "visible"[, "error"]}]}."""
+        shown = [tab["id"] for tab in self.tabs() if tab["active"]]
+        target = self.call("Target.createTarget", {"url": "about:blank"})["targetId"]
+        try:
+            navigated = self.call("Page.navigate", {"url": url}, self._session(target))
+            if navigated.get("errorText"):
+                return {"problem": f"{url}: {navigated['errorText']}", "selectors": []}
+            deadline = time.monotonic() + load_timeout_s
+            loaded = "location.href !== 'about:blank' && document.readyState === 'complete'"
+            while not self.evaluate(target, loaded):
+                if time.monotonic() > deadline:
+                    return {
+                        "problem": f"{url} did not finish loading in {load_timeout_s:g} s",
+                        "selectors": [],
+                    }
+                time.sleep(0.05)
+            found: list[dict[str, Any]] = []
+            for selector in selectors:
+                deadline = time.monotonic() + wait_s
+                while True:
+                    answer = self.evaluate(target, _MATCHES.replace("SELECTOR", json.dumps(selector)))
+                    answer = answer if isinstance(answer, dict) else {"matches": 0, "visible": 0}
+                    if answer["visible"] or "error" in answer or time.monotonic() > deadline:
+                        break
+                    time.sleep(0.1)
+                found.append({"selector": selector, **answer})
+                if not answer["visible"]:
+                    break
+            return {"problem": None, "selectors": found}
+        finally:
+            self.call("Target.closeTarget", {"targetId": target})
+            self._sessions.pop(target, None)
+            if shown:
+                self.call("Target.activateTarget", {"targetId": shown[0]})
 
     def painted(self, target: str) -> None:
         """Return once the page has drawn a frame since now (two animation frames: the second starts

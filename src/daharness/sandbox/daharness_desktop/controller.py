@@ -2,7 +2,7 @@
 
 Requests (one JSON object per line): {"op": "observe", "screenshot": bool, "elements": bool} |
 {"op": "windows"} | {"op": "activate", "window": id} | {"op": "open_url", "url"} | {"op": "tabs"} |
-{"op": "html", "id": tab} |
+{"op": "html", "id": tab} | {"op": "check_page", "url", "selectors": [css], "wait": s} |
 {"op": "ping"}. Each gets one answer: the op's fields, or {"error": {"name", "value"}}. The first line
 the controller writes is {"ready": true, "timings": {...}} once the display, the window manager, the
 accessibility bus and (when asked) the browser answer, or {"ready": false, "error": ...}.
@@ -44,6 +44,11 @@ class Controller:
             "html": lambda request: {
                 "html": self._browser().evaluate(str(request["id"]), "document.documentElement.outerHTML")
             },
+            "check_page": lambda request: self._browser().check_page(
+                str(request["url"]),
+                [str(selector) for selector in request.get("selectors", [])],
+                float(request.get("wait", 5)),
+            ),
             "ping": lambda request: {},
         }
 

@@ -14,12 +14,14 @@ from typing import Any
 from daharness.core.registry import scorer
 from daharness.core.score import Score
 from daharness.core.scoring import ScoringContext
+from daharness.families.workflow.modes import WORKFLOW_MODES
 from daharness.families.workflow.scorers.inputs import EvaluatorOptions, evaluate, text_of
 
 
-@scorer("spider2v.check_include_exclude", options=EvaluatorOptions)
+@scorer("spider2v.check_include_exclude", options=EvaluatorOptions, modes=WORKFLOW_MODES)
 def check_include_exclude(context: ScoringContext, options: EvaluatorOptions) -> Score:
-    """1 when the result (a check script's output) holds every `include` string and no `exclude` string."""
+    """1 when the result (a check script's output) holds every `include` string and no `exclude` string.
+    Its mode is that of the browser getters it may read (`validate_correct_url`, `html_check`)."""
 
     def metric(result: Any, rules: Any) -> tuple[float, str]:
         text = text_of(result)

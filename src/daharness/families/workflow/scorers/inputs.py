@@ -5,8 +5,10 @@ A task's evaluator names, per function, a `result` and an `expected` source:
 `file` (a file the agent left, by its path in the task's home), `first_file` (the first of several such
 paths that exists: the official `dbt_profiles` getter), `script_output` (what a check script
 printed after the agent, gathered by the workflow family into `submission.evidence`), `screen` (what a
-getter read on the sample's desktop right after the agent, e.g. the active browser tab), `gold` (a hidden
-file of the task), `rule` (a value written in the task) or `none`.
+getter read on the sample's desktop right after the agent, e.g. the active browser tab),
+`validate_correct_url` and `html_check` (the official getters that join a check script's output with the
+browser: `families/workflow/getters.py`; their mode is the scorer's, corrected when it has none), `gold`
+(a hidden file of the task), `rule` (a value written in the task) or `none`.
 """
 
 from __future__ import annotations
@@ -19,18 +21,27 @@ from pydantic import BaseModel, ConfigDict
 
 from daharness.core.score import Check, Score
 from daharness.core.scoring import GoldMissing, ScorerOptions, ScoringContext
+from daharness.families.workflow import getters
 
 SCRIPT_OUTPUTS = "script_outputs"  # submission.evidence key: script path in the home -> its stdout
 SCREEN_STATES = "screen_states"  # submission.evidence key: getter name (active_tab_info) -> what it read
+PAGE_CHECKS = "page_checks"  # submission.evidence key: html_check script path -> what the live check found
 
 
 class Source(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    kind: Literal["file", "first_file", "script_output", "screen", "gold", "rule", "none"]
-    path: str | None = None  # file / script_output: path in the task's home; gold: the gold file's name
+    kind: Literal[
+        "file", "first_file", "script_output", "screen", "validate_correct_url", "html_check", "gold", "rule",
+        "none",
+    ]  # fmt: skip
+    # file / script_output / validate_correct_url / html_check: a path in the task's home (of the check
+    # script for the last three); gold: the gold file's name
+    path: str | None = None
     paths: list[str] = []  # first_file: paths in the task's home, in the order they are looked for
-    value: Any = None  # rule: the rule as the task writes it
+    # rule: the rule as the task writes it; validate_correct_url: {"goto_prefix"}; html_check: {"css_paths",
+    # "timeout" (ms)}
+    value: Any = None
 
 
 class EvaluatorOptions(ScorerOptions):
@@ -57,10 +68,20 @@ def read_source(context: ScoringContext, source: Source) -> Any:
                 return found
         raise MissingInput(f"none of {', '.join(source.paths)} in the home folder")
     if source.kind == "script_output":
-        outputs = context.submission.evidence.get(SCRIPT_OUTPUTS, {})
-        if source.path not in outputs:
-            raise MissingInput(f"the check script {source.path} gave no output")
-        return outputs[source.path]
+        return _script_output(context, source.path)
+    if source.kind == "validate_correct_url":
+        output = _script_output(context, source.path)
+        tab = context.submission.evidence.get(SCREEN_STATES, {}).get(getters.TAB_URL)
+        if tab is None:
+            raise MissingInput("the browser showed no tab (no desktop, or no browser)")
+        prefix = str((source.value or {}).get("goto_prefix", "https://"))
+        return getters.validate_correct_url(
+            output, str(tab["url"]), prefix, corrected=context.mode != "compat"
+        )
+    if source.kind == "html_check":
+        live = context.submission.evidence.get(PAGE_CHECKS, {}).get(source.path)
+        checked = context.submission.evidence.get(SCRIPT_OUTPUTS, {}).get(source.path)
+        return getters.html_check(live, checked, corrected=context.mode != "compat")
     if source.kind == "screen":
         states = context.submission.evidence.get(SCREEN_STATES, {})
         if states.get(source.path) is None:
@@ -71,6 +92,13 @@ def read_source(context: ScoringContext, source: Source) -> Any:
     if source.kind == "rule":
         return source.value
     return None
+
+
+def _script_output(context: ScoringContext, path: str | None) -> str:
+    outputs = context.submission.evidence.get(SCRIPT_OUTPUTS, {})
+    if path not in outputs:
+        raise MissingInput(f"the check script {path} gave no output")
+    return outputs[path]
 
 
 def evaluate(
