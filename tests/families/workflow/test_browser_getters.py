@@ -67,6 +67,24 @@ def test_an_empty_element_succeeds_only_in_compat(output: str) -> None:
     assert "failed" in getters.validate_correct_url(output, tab, "https://", corrected=True)
 
 
+def test_a_login_page_that_names_the_wanted_page_succeeds_only_in_compat() -> None:
+    """Typing the wanted address without logging in lands on the login page, whose `next=` names it:
+    officially a success; corrected, a query value that is a URL or a path is not searched."""
+    login = "http://localhost:8080/login/?next=http%3A%2F%2Flocalhost%3A8080%2Fdag-dependencies"
+    assert "failed" not in getters.validate_correct_url(
+        "dag-dependencies", login, "https://", corrected=False
+    )
+    assert "failed" in getters.validate_correct_url("dag-dependencies", login, "https://", corrected=True)
+    path_only = "http://localhost:8088/login/?next=%2Fsuperset%2Fdashboard%2F1%2F"
+    assert "failed" in getters.validate_correct_url("dashboard/1", path_only, "https://", corrected=True)
+    # the page itself, and its ordinary query values, still count
+    shown = "http://localhost:8080/dag-dependencies?root=&tab=x"
+    assert "failed" not in getters.validate_correct_url(
+        "dag-dependencies, tab=x", shown, "https://", corrected=True
+    )
+    assert getters.without_redirect_targets(AIRFLOW_TAB) == AIRFLOW_TAB
+
+
 def _live(**changes: Any) -> dict[str, Any]:
     found = {
         "output": "http://localhost:8080/x\n", "url": "http://localhost:8080/x", "css_paths": ["a", "b"],

@@ -18,7 +18,10 @@ What each reads, and when (see the workflow family's `finish` and the README):
 The modes (`--workflow-mode`): `compat` reproduces the official results; `corrected` fixes
 - `validate_correct_url`: an empty element of the output (a script that prints nothing, or an empty id
   between two commas) is in every URL, so it officially "succeeds": an empty script output scored 1.
-  Corrected, an empty element fails.
+  Corrected, an empty element fails. And a page that only names another page in its query (a login
+  page's `?next=http%3A%2F%2Flocalhost%3A8080%2Fdag-dependencies`, where typing the wanted address without
+  logging in lands) officially succeeds too; corrected, query values that are URLs or paths are not
+  searched.
 - `html_check`: the URL the live run printed must be the one the checks' run prints (above); a selector
   matching several visible elements passes (officially, Playwright's strict locator fails on it).
 """
@@ -26,6 +29,7 @@ The modes (`--workflow-mode`): `compat` reproduces the official results; `correc
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import unquote_plus, urlsplit, urlunsplit
 
 TAB_URL = "active_tab_url"  # the screen state read for validate_correct_url: the shown tab's url and title
 SUCCEED, FAILED = "succeed", "failed"
@@ -43,11 +47,24 @@ def address_bar(url: str) -> str:
     return url
 
 
+def without_redirect_targets(url: str) -> str:
+    """`url` without the query values that are themselves URLs or paths (a redirect's target: the page
+    it names is not the page shown); the rest keeps its encoding."""
+    parts = urlsplit(url)
+    kept = [
+        pair
+        for pair in parts.query.split("&")
+        if not unquote_plus(pair.partition("=")[2]).startswith(("http://", "https://", "/"))
+    ]
+    return urlunsplit(parts._replace(query="&".join(kept)))
+
+
 def validate_correct_url(output: str, tab_url: str, goto_prefix: str, *, corrected: bool) -> str:
     """For each element of the script's output split on ',': "<element> check succeed；" when it is in the
     shown tab's URL (blanks around it stripped, ':' and '+' written %3A and %2B as a URL's query holds
     them), else "<element> check failed；" (the official separator is a fullwidth semicolon)."""
-    active = f"{goto_prefix}{address_bar(tab_url)}"
+    shown = without_redirect_targets(tab_url) if corrected else tab_url
+    active = f"{goto_prefix}{address_bar(shown)}"
     result = ""
     for element in output.split(","):
         wanted = element.strip().replace(":", "%3A").replace("+", "%2B")
