@@ -15,8 +15,8 @@ What the sample can see differently: a root `sleep` (bwrap's command, which hold
 the kernel used to be PID 2, and the kernel's parent outside its PID namespace (PPID 0).
 
 It imports in two stages: the "preload" modules (numpy, pandas) before it says it is ready, then the
-"later" ones (matplotlib, scipy, scikit-learn) one by one whenever no request waits, so the first forks
-need not wait seconds for scikit-learn; a kernel forked before a module is loaded imports it itself.
+"later" ones (matplotlib, scipy, scikit-learn) one by one whenever no fork was asked for in the last half
+second, so a burst of sandbox starts need not wait seconds for scikit-learn; a kernel forked before a module is loaded imports it itself.
 
 Protocol on the descriptor named by its argument (a SOCK_SEQPACKET socket): the template sends {"ready", "preloaded"}; each
 request is JSON {"cgroups": [folders]} with descriptors [namespaces (cgroup, ipc, uts, net, pid, mnt)...,
@@ -40,6 +40,7 @@ PR_CAPBSET_DROP = 24
 PR_SET_NO_NEW_PRIVS = 38
 MS_REC = 0x4000
 MS_PRIVATE = 1 << 18
+_IDLE_S = 0.5  # how long no fork is asked for before the template imports its next "later" module
 NAMESPACES = 6  # cgroup, ipc, uts, net, pid, mnt: the mount namespace last (it changes the root)
 _libc = ctypes.CDLL(None, use_errno=True)
 
@@ -141,8 +142,15 @@ def _waiter(header: dict, fds: list) -> None:
 
 def _serve(channel: socket.socket, later: list, preloaded: list) -> None:
     while True:
-        if later and not select.select([channel], [], [], 0)[0]:
-            _load(later.pop(0), preloaded)  # between requests, never while one waits
+        if later and not select.select([channel], [], [], _IDLE_S)[0]:
+            # once no request came for a while (a burst of starts is over), and at the lowest priority,
+            # so that the samples running meanwhile keep the CPU; forks happen at the usual one
+            usual = os.getpriority(os.PRIO_PROCESS, 0)
+            os.setpriority(os.PRIO_PROCESS, 0, 19)
+            try:
+                _load(later.pop(0), preloaded)
+            finally:
+                os.setpriority(os.PRIO_PROCESS, 0, usual)
             if not later:
                 _freeze()
             continue
