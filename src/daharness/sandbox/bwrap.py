@@ -12,7 +12,6 @@ root; otherwise bubblewrap maps the caller into a new user namespace, where the 
 
 from __future__ import annotations
 
-import functools
 import os
 import shutil
 import site
@@ -33,6 +32,7 @@ from daharness.sandbox.font_cache import font_list, font_list_path
 from daharness.sandbox.hidden import masks
 from daharness.sandbox.isolation import kernel_limit_scopes
 from daharness.sandbox.kernel_client import KernelSandbox, Launch
+from daharness.sandbox.once import computed_once
 from daharness.sandbox.scratch import process_scratch
 from daharness.sandbox.service_mounts import ServiceState, add_service_mounts
 from daharness.sandbox.support import (
@@ -256,7 +256,7 @@ def find_bwrap() -> str | None:
         return None
 
 
-@functools.cache
+@computed_once
 def check_bwrap() -> None:
     """Refuse, with a clear message, when bubblewrap cannot work on this machine."""
     if not sys.platform.startswith("linux"):
@@ -273,7 +273,7 @@ def check_bwrap() -> None:
         raise UserError(f"bubblewrap cannot create namespaces here ({reason}){_HINT}")
 
 
-@functools.cache
+@computed_once
 def supports_tmpfs_size() -> bool:
     """Whether this bubblewrap can size a tmpfs (`--size`, bubblewrap 0.8 and later)."""
     bwrap = find_bwrap()
@@ -361,7 +361,7 @@ def sandbox_path() -> str:
     return f"{Path(sys.executable).parent}:/usr/local/bin:/usr/bin:/bin"
 
 
-@functools.cache
+@computed_once
 def python_roots() -> tuple[Path, ...]:
     """Folders holding the Python installation and its packages (mounted read-only, nothing else): the
     prefixes, their site-packages, and package folders that .pth files put on the path (a venv that

@@ -15,7 +15,6 @@ turns them all off. Groups left behind by a killed harness are removed at the ne
 from __future__ import annotations
 
 import contextlib
-import functools
 import os
 import signal
 import time
@@ -24,6 +23,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
+
+from daharness.sandbox.once import computed_once
 
 Controller = Literal["pids", "memory", "cpu"]
 CONTROLLERS: tuple[Controller, ...] = ("pids", "memory", "cpu")
@@ -107,7 +108,7 @@ def _v1_root(controller: Controller, own: dict[str, str]) -> Path | None:
     return None
 
 
-@functools.cache
+@computed_once
 def hierarchies() -> dict[Controller, Hierarchy]:
     """The controllers sandboxes get on this machine, each with its version and folder."""
     if os.environ.get("DAHARNESS_CGROUPS", "").lower() in ("off", "0", "no"):
@@ -178,7 +179,7 @@ class SandboxCgroup:
         found = hierarchies()
         if not found:
             return None
-        remove_stale()
+        _remove_stale_once(os.getpid())
         name = f"{os.getpid()}-{uuid.uuid4().hex[:12]}"
         folders: dict[Controller, Path] = {}
         versions: dict[Controller, int] = {}
@@ -293,6 +294,12 @@ class SandboxCgroup:
                     break
                 except OSError:
                     time.sleep(0.02)
+
+
+@computed_once
+def _remove_stale_once(pid: int) -> None:
+    """Once per process (a harness that dies while this one runs leaves its groups to the next run)."""
+    remove_stale()
 
 
 def remove_stale() -> None:

@@ -8,7 +8,6 @@ in the user's cache folder; the kernel copies it into the sandbox's own MPLCONFI
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import importlib.util
 import os
@@ -17,6 +16,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from daharness.sandbox.once import computed_once
+
 BUILD_TIMEOUT_S = 300
 
 
@@ -24,7 +25,7 @@ def cache_root() -> Path:
     return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "daharness" / "matplotlib"
 
 
-@functools.cache
+@computed_once
 def font_list_path() -> Path | None:
     """The machine's font list for the sandboxes' Python, made if missing; None when matplotlib is not
     installed or the list cannot be made (each sandbox then makes its own)."""
@@ -41,7 +42,7 @@ def font_list_path() -> Path | None:
         return None
 
 
-@functools.cache
+@computed_once
 def font_list() -> tuple[str, bytes] | None:
     """The file name matplotlib gives its font list (`fontlist-v390.json`) and its content."""
     path = font_list_path()

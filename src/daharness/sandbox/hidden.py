@@ -16,11 +16,12 @@ adds its own entries with `"hide": [...]` in its suite.json (they reach the sand
 
 from __future__ import annotations
 
-import functools
 import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+
+from daharness.sandbox.once import computed_once
 
 # The packages that hold the built-in suites' source data, and daharness's own install metadata.
 DEFAULT_HIDDEN = (
@@ -58,7 +59,7 @@ def masks(entries: Sequence[str], mounted: Sequence[Path]) -> tuple[Mask, ...]:
     return _masks_of(tuple(dict.fromkeys([*DEFAULT_HIDDEN, *entries])), tuple(mounted))
 
 
-@functools.cache
+@computed_once
 def _masks_of(entries: tuple[str, ...], mounted: tuple[Path, ...]) -> tuple[Mask, ...]:
     sites = site_folders(mounted)
     targets: list[Path] = []

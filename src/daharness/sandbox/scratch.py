@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import atexit
 import contextlib
-import functools
 import os
 import tempfile
 from pathlib import Path
 
+from daharness.sandbox.once import computed_once
 from daharness.sandbox.workspace import remove_tree
 
 PREFIX = "daharness-proc-"
@@ -34,7 +34,7 @@ def _start_time(pid: int) -> str | None:
     return fields[19] if len(fields) > 19 else None
 
 
-@functools.cache
+@computed_once
 def process_scratch() -> Path:
     """This process's temporary folder (made on first use, removed when the process exits)."""
     reap_stale()

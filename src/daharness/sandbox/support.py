@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import atexit
 import contextlib
-import functools
 import hashlib
 import importlib.util
 import json
@@ -25,6 +24,7 @@ from daharness.core.registry import families
 from daharness.core.task import Task
 from daharness.sandbox.bwrap_arguments import folder_files, memory_fd
 from daharness.sandbox.font_cache import cache_root
+from daharness.sandbox.once import computed_once
 from daharness.sandbox.scratch import process_scratch
 from daharness.sandbox.workspace import remove_tree
 
@@ -57,7 +57,7 @@ def _readable(folder: Path) -> None:
         path.chmod(0o755 if path.is_dir() else 0o644)
 
 
-@functools.cache
+@computed_once
 def hooks_files() -> dict[str, tuple[bytes, int]]:
     """Only `chart_capture.py` and `sitecustomize.py` (and their bytecode): their folder goes on the
     sandbox's PYTHONPATH, so nothing else may be in it (it would shadow the agent's modules)."""
@@ -70,7 +70,7 @@ def hooks_files() -> dict[str, tuple[bytes, int]]:
     )
 
 
-@functools.cache
+@computed_once
 def kernel_files() -> dict[str, tuple[bytes, int]]:
     """The packages that run inside the sandbox, not on the agent's import path: the kernel, and the
     controller of a desktop."""
@@ -133,13 +133,13 @@ def _written(prefix: str, files: dict[str, tuple[bytes, int]]) -> Path:
     return folder
 
 
-@functools.cache
+@computed_once
 def hooks_dir() -> Path:
     """A folder holding `hooks_files()` (for a backend that runs the kernel without bwrap)."""
     return _written("daharness-hooks-", hooks_files())
 
 
-@functools.cache
+@computed_once
 def kernel_dir() -> Path:
     """A folder holding `kernel_files()` (for a backend that runs the kernel without bwrap)."""
     return _written("daharness-kernel-", kernel_files())

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import functools
 import importlib.util
 import os
 import shutil
 from typing import Any
 
 from daharness.core.errors import UserError
+from daharness.sandbox.once import computed_once
 
 INSTALL_HINT = "pip install -e '.[desktop]' and bash scripts/setup-desktop.sh (see README)"
 # program -> the Debian package that has it
@@ -37,7 +37,7 @@ def _program(name: str) -> str | None:
     return name if name.startswith("/") and os.access(name, os.X_OK) else shutil.which(name)
 
 
-@functools.cache
+@computed_once
 def desktop_problem() -> str | None:
     """Why a desktop cannot start here (None: it can)."""
     if os.getuid() != 0:

@@ -7,11 +7,11 @@ bottom-left corner, and only the marked elements are rows of the table, numbered
 
 from __future__ import annotations
 
-import functools
 import io
 from typing import TYPE_CHECKING, Any
 
 from daharness.core.desktop import DesktopView, ObservationType, ScreenElement, keeps, linearize
+from daharness.sandbox.once import computed_once
 
 if TYPE_CHECKING:
     from PIL import ImageFont
@@ -62,7 +62,7 @@ def mark_elements(png: bytes, elements: list[ScreenElement]) -> tuple[bytes, lis
     return buffer.getvalue(), marked
 
 
-@functools.cache
+@computed_once
 def _font() -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
     from PIL import ImageFont
 
