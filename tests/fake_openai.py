@@ -184,6 +184,9 @@ class _Handler(BaseHTTPRequestHandler):
 
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
+    # socketserver's default backlog is 5: a sixth simultaneous connect waits for a SYN retry (1 s), which
+    # a run with -j 16 would measure as model latency
+    request_queue_size = 128
     fake: FakeOpenAI
 
     def handle_error(self, request: Any, client_address: Any) -> None:
