@@ -69,7 +69,7 @@ class WorkflowFamily(FamilyBase):
 
     title = "workflow (Spider2-V)"
     modes = WORKFLOW_MODES
-    mode_help = "Workflow (Spider2-V) workbook reading: 'corrected' or 'compat' (the official reading)."
+    mode_help = "Workflow (Spider2-V) scoring (workbook reading, browser URL checks): 'corrected' or 'compat' (the official rules)."
     format_options = (
         FormatOption(
             "instruction",
