@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import email.utils
+import functools
 import hashlib
 import http
 import json
@@ -220,6 +221,16 @@ def _server_message(exc: Any) -> str:
     return text[:300] + ("..." if len(text) > 300 else "")
 
 
+@functools.cache
+def _tls_context() -> Any:
+    """The TLS context the SDK's HTTP library would make by default (CA bundle, SSL_CERT_FILE), once."""
+    try:
+        from httpx2 import create_ssl_context  # what the openai SDK uses from 3.0 on
+    except ImportError:
+        from httpx import create_ssl_context
+    return create_ssl_context()
+
+
 class ModelClient:
     def __init__(
         self, settings: ModelSettings, *, cache: ResponseCache | None = None, cache_mode: CacheMode = "on"
@@ -248,6 +259,9 @@ class ModelClient:
             "api_key": os.environ.get(settings.api_key_env) or "not-needed",
             "timeout": settings.timeout_s,
             "max_retries": 0,  # retrying is ours: logged, jittered, bounded by settings.max_retries
+            # each SDK client has its own connections, but all share one TLS context: making one loads
+            # the CA bundle (about 70 ms of CPU), and concurrent requests make several SDK clients
+            "http_client": openai.DefaultHttpxClient(verify=_tls_context()),
         }
         try:
             if settings.api_version:
