@@ -256,7 +256,11 @@ def _run_pending(
         console.print(f"run directory: {run.root}")
     errors = unreachable_in_a_row = 0
     columns = (TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
-    with Progress(*columns, console=console, transient=False, disable=not pending) as progress:
+    # a bar that counts samples and seconds needs no more than 4 redraws a second (rich draws 10 by
+    # default, in a thread that takes the GIL from the samples)
+    with Progress(
+        *columns, console=console, transient=False, disable=not pending, refresh_per_second=4
+    ) as progress:
         bar = progress.add_task(title, total=len(pending))
         queue = list(reversed(pending))
         try:
