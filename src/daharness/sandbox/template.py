@@ -107,11 +107,14 @@ class KernelTemplate:
             self.problem = f"the kernel template did not start: {exc}"
         self._ready.set()
 
+    def _require_ready(self) -> None:
+        if not self._ready.wait(_READY_TIMEOUT_S) or self.problem:
+            raise TemplateUnavailable(self.problem or "the kernel template is not ready")
+
     def fork(self, init_pid: int, cgroups: list[Path], setup: dict[str, Any]) -> ForkedKernel:
         """Fork a kernel into the namespaces of `init_pid` (PID 1 of a sandbox) and its control groups,
         with `setup` (env, cwd, folder, module, config) read only by the fork."""
-        if not self._ready.wait(_READY_TIMEOUT_S) or self.problem:
-            raise TemplateUnavailable(self.problem or "the kernel template is not ready")
+        self._require_ready()
         opened: list[int] = []
         ours: list[int] = []
         try:
@@ -148,8 +151,7 @@ class KernelTemplate:
     def load_all(self) -> list[str]:
         """Have the template import every module it preloads now (they are loaded between forks
         otherwise); the modules it has loaded."""
-        if not self._ready.wait(_READY_TIMEOUT_S) or self.problem:
-            raise TemplateUnavailable(self.problem or "the kernel template is not ready")
+        self._require_ready()
         with self._lock:
             self._channel.send(json.dumps({"load_all": True}).encode())
             self.preloaded = list(json.loads(self._channel.recv(65536) or b"{}").get("preloaded", []))

@@ -19,7 +19,9 @@ from typing import Any
 
 RESOURCE = Path(__file__).parents[2] / "fixtures" / "tapilot" / "resource"
 EVALUATE = Path(__file__).parents[2] / "fixtures" / "tapilot" / "official" / "evaluate.py"
-TIMEOUT_S = 30  # the tests' --code_gen_timeout, the same for the release and daharness (one entry sleeps past it)
+TIMEOUT_S = (
+    30  # the tests' --code_gen_timeout, the same for the release and daharness (one entry sleeps past it)
+)
 SYSTEM = (
     "You are a data scientist with an impressive array of skills including data analysis and visualization."
 )

@@ -229,6 +229,17 @@ def test_the_loader_translates_both_getters(tmp_path: Path) -> None:
     assert [s["dest"] for s in tasks["page"].gold.data["scripts"]] == ["eval.sh"]
 
 
+def test_a_page_check_whose_timeout_is_not_a_number_is_unsupported_with_the_reason(tmp_path: Path) -> None:
+    from daharness.sandbox.desktop import desktop_problem
+
+    _write_task(tmp_path, "bad", {"type": "html_check", "css_paths": LINKS, "timeout": "soon"}, "echo x")
+    reason = load_suite(f"spider2v:{tmp_path}").unsupported["bad"]
+    if desktop_problem() is None:
+        assert reason == "html_check's timeout is not a number of milliseconds: 'soon'"
+    else:
+        assert "on a screen, and there is none here" in reason
+
+
 def _run(task: Task, agent: Agent) -> tuple[float, list[str]]:
     submission, snapshot = solve_and_collect(
         task, agent, SandboxSettings(limits=DESKTOP_LIMITS, desktop=True)

@@ -303,20 +303,13 @@ class TaskReader:
                 raise Unsupported("evaluator collects several files at once (vm_file with a list)")
             return {"kind": "file", "path": in_home(raw["path"])}
         if kind == "vm_script_output":
-            script = self._source(str(raw.get("src", "")), folder)
-            if need := self._script_need(script):
-                raise Unsupported(need)
-            dest = in_home(str(raw.get("dest") or f"{HOME}/{script.name}"))
-            _add_script(out, script, dest)
-            return {"kind": "script_output", "path": dest}
+            return {"kind": "script_output", "path": self._check_script(raw, folder, out, default=None)}
         if kind in ("validate_correct_url", "html_check"):  # a check script's output and the browser
             return self._browser_check(kind, raw, folder, out)
         if kind == "local_file":
             return {"kind": "gold", "path": self._gold(raw, folder, out)}
         if kind in SCREEN_GETTERS:  # read on the sample's screen right after the agent
-            if problem := desktop_problem():
-                raise Unsupported(f"evaluator reads '{kind}' on a screen, and there is none here: {problem}")
-            out.screen = True
+            _needs_screen(kind, out)
             return {"kind": "screen", "path": kind}
         if kind == "dbt_profiles":  # the first profiles.yml found in the listed folders
             # `$VAR` folders are skipped: officially they are echoed in a fresh non-login shell, where
@@ -334,14 +327,8 @@ class TaskReader:
         """`validate_correct_url` (the shown tab's URL holds each part of eval.sh's output) and `html_check`
         (eval.sh's output is a page whose CSS paths show elements): eval.sh runs in the checks'
         environment, and for `html_check` on the live screen first (`getters.py` says why)."""
-        if problem := desktop_problem():
-            raise Unsupported(f"evaluator reads '{kind}' on a screen, and there is none here: {problem}")
-        script = self._source(str(raw.get("src", "")), folder)
-        if need := self._script_need(script):
-            raise Unsupported(need)
-        dest = in_home(str(raw.get("dest") or f"{HOME}/eval.sh"))
-        _add_script(out, script, dest)
-        out.screen = True
+        _needs_screen(kind, out)
+        dest = self._check_script(raw, folder, out, default=f"{HOME}/eval.sh")
         if kind == "validate_correct_url":
             return {
                 "kind": kind,
@@ -351,8 +338,20 @@ class TaskReader:
         paths = raw.get("css_paths") or []
         if not isinstance(paths, list):
             raise Unsupported("html_check's css_paths is not a list")
-        value = {"css_paths": [str(path) for path in paths], "timeout": float(raw.get("timeout", 5000))}
+        timeout = raw.get("timeout", 5000)
+        if isinstance(timeout, bool) or not isinstance(timeout, (int, float)):
+            raise Unsupported(f"html_check's timeout is not a number of milliseconds: {timeout!r}")
+        value = {"css_paths": [str(path) for path in paths], "timeout": float(timeout)}
         return {"kind": kind, "path": dest, "value": value}
+
+    def _check_script(self, raw: dict[str, Any], folder: Path, out: _Evaluator, default: str | None) -> str:
+        """A script the checks run after the agent (`src`, run as `dest`): where it runs in the home."""
+        script = self._source(str(raw.get("src", "")), folder)
+        if need := self._script_need(script):
+            raise Unsupported(need)
+        dest = in_home(str(raw.get("dest") or default or f"{HOME}/{script.name}"))
+        _add_script(out, script, dest)
+        return dest
 
     def _expected(self, raw: Any, folder: Path, out: _Evaluator) -> dict[str, Any]:
         if not raw:
@@ -406,6 +405,13 @@ def _check_shape(raw: dict[str, Any], path: Path) -> None:
             if item and not isinstance(item, dict):
                 name = f"evaluator.{key}" if index is None else f"evaluator.{key}[{index}]"
                 raise UserError(f"{path}: field {name!r} must be an object")
+
+
+def _needs_screen(kind: str, out: _Evaluator) -> None:
+    """The getter `kind` reads the sample's screen: the task needs a desktop (unsupported without one)."""
+    if problem := desktop_problem():
+        raise Unsupported(f"evaluator reads '{kind}' on a screen, and there is none here: {problem}")
+    out.screen = True
 
 
 def _add_script(out: _Evaluator, script: Path, dest: str) -> None:

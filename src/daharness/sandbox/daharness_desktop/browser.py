@@ -137,11 +137,7 @@ class Browser:
         else:
             target = self.call("Target.createTarget", {"url": url})["targetId"]
         self.call("Target.activateTarget", {"targetId": target})
-        deadline = time.monotonic() + timeout_s
-        while self.evaluate(target, "document.readyState") != "complete":
-            if time.monotonic() > deadline:
-                raise TimeoutError(f"{url} did not finish loading in {timeout_s:g} s")
-            time.sleep(0.05)
+        self._wait_loaded(target, url, timeout_s)
         self.painted(target)
         return next(tab for tab in self.tabs() if tab["id"] == target)
 
@@ -160,15 +156,10 @@ class Browser:
             navigated = self.call("Page.navigate", {"url": url}, self._session(target))
             if navigated.get("errorText"):
                 return {"problem": f"{url}: {navigated['errorText']}", "selectors": []}
-            deadline = time.monotonic() + load_timeout_s
-            loaded = "location.href !== 'about:blank' && document.readyState === 'complete'"
-            while not self.evaluate(target, loaded):
-                if time.monotonic() > deadline:
-                    return {
-                        "problem": f"{url} did not finish loading in {load_timeout_s:g} s",
-                        "selectors": [],
-                    }
-                time.sleep(0.05)
+            try:
+                self._wait_loaded(target, url, load_timeout_s)
+            except TimeoutError as exc:
+                return {"problem": str(exc), "selectors": []}
             found: list[dict[str, Any]] = []
             for selector in selectors:
                 deadline = time.monotonic() + wait_s
@@ -187,6 +178,15 @@ class Browser:
             self._sessions.pop(target, None)
             if shown:
                 self.call("Target.activateTarget", {"targetId": shown[0]})
+
+    def _wait_loaded(self, target: str, url: str, timeout_s: float) -> None:
+        """Wait until the tab has left about:blank and its document is complete (a TimeoutError if not)."""
+        deadline = time.monotonic() + timeout_s
+        loaded = "location.href !== 'about:blank' && document.readyState === 'complete'"
+        while not self.evaluate(target, loaded):
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"{url} did not finish loading in {timeout_s:g} s")
+            time.sleep(0.05)
 
     def painted(self, target: str) -> None:
         """Return once the page has drawn a frame since now (two animation frames: the second starts
