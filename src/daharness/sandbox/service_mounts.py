@@ -57,6 +57,7 @@ def add_service_mounts(
         parents(str(folder))
         arguments.add("--ro-bind", str(folder), str(folder))
     for path, content in additions.files.items():
+        parents(path)
         arguments.add("--perms", "0644", "--ro-bind-data", arguments.data(content.encode()), path)
     if additions.user_name:
         arguments.add("--perms", "0644", "--ro-bind-data", arguments.data(passwd(additions.user_name, uid, workdir)),

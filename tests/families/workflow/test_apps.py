@@ -53,6 +53,10 @@ LIVE = [  # one official task per application: its setup starts the service, its
     # airflow/28467077 (app_solutions/airflow_28467077.sh) scored 0 on a quiet machine in the full suite while it
     # scored 1 alone: left out until the cause is found (issue 25 stays open)
     ("dagster", "28b33444-3b68-4147-94a1-5bf6cb276305", "dagster_28b33444.sh"),
+    # its asset and the checks' gold run read Hacker News: the sandbox's stand-in (web_standins.py)
+    ("dagster", "9f8eab3f-3c9f-4def-9061-43a65fd83974", "dagster_9f8eab3f.sh"),
+    # the check asks a server the agent started: the harness starts it again (services.note_agent_servers)
+    ("dagster", "0dff0011-afff-4ab8-ae07-83f5ab95d215", "dagster_0dff0011.sh"),
 ]
 
 
@@ -83,7 +87,9 @@ def test_untouched_superset_task_scores_0_with_its_service_up(desktop_tasks: dic
     assert _score(_task(desktop_tasks, *LIVE[0][:2]), IdleAgent()) == 0.0
 
 
-@pytest.mark.parametrize(("app", "task_id", "solution"), LIVE, ids=[app for app, _, _ in LIVE])
+@pytest.mark.parametrize(
+    ("app", "task_id", "solution"), LIVE, ids=[f"{app}-{task[:8]}" for app, task, _ in LIVE]
+)
 def test_the_agents_actions_score_1_through_the_real_service(
     desktop_tasks: dict[str, Task], app: str, task_id: str, solution: str
 ) -> None:
@@ -92,3 +98,10 @@ def test_the_agents_actions_score_1_through_the_real_service(
     task = _task(desktop_tasks, app, task_id)
     solved = task.model_copy(update={"reference": ReferenceSolution(language=language, code=code)})
     assert _score(solved, ReferenceAgent()) == 1.0
+
+
+def test_a_fake_server_on_the_asked_port_is_not_started_again(desktop_tasks: dict[str, Task]) -> None:
+    task = _task(desktop_tasks, "dagster", "0dff0011-afff-4ab8-ae07-83f5ab95d215")
+    code = (SOLUTIONS / "dagster_0dff0011_fake.sh").read_text()
+    cheat = task.model_copy(update={"reference": ReferenceSolution(language="bash", code=code)})
+    assert _score(cheat, ReferenceAgent()) == 0.0

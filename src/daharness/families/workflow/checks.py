@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import shlex
 import shutil
 import sys
 from dataclasses import dataclass
@@ -180,3 +181,20 @@ def _check_path() -> str:
     return ":".join(
         [str(tools_dir()), str(Path(sys.executable).parent), "/usr/local/bin", "/usr/bin", "/bin"]
     )
+
+
+def clear_check_made_files(box: SandboxBackend, paths: list[str]) -> list[Suspicion]:
+    """Expected files that the checks make (a gold project run after the agent, `vm_file` as the expected
+    value): a file the agent left at such a path is removed before the checks run, so that it cannot
+    stand for the gold; files the agent wrote in the folder the checks build it in are flagged."""
+    found = []
+    for path in paths:
+        top = PurePosixPath(path).parts[0]
+        written = [name for name in box.changed_files() if name == path or name.startswith(f"{top}/")]
+        if written:
+            found.append(Suspicion(kind="check_environment", detail=(
+                f"~/{top}/: the agent wrote {len(written)} file(s) where the checks make the expected "
+                f"~/{path}"
+            )))  # fmt: skip
+        box.bash(f"rm -f -- {shlex.quote(path)}")
+    return found

@@ -39,6 +39,7 @@ from daharness.families.workflow.apps import services as app_services
 from daharness.families.workflow.checks import (
     agent_files_at_check_paths,
     check_overlay,
+    clear_check_made_files,
     keep_setup_state,
     setup_state,
 )
@@ -103,10 +104,10 @@ class WorkflowFamily(FamilyBase):
 
     def prepare(self, task: Task, env: SampleEnvironment) -> None:
         app = app_of(task)
-        if app:  # the VM's conda and database server are there before any script
+        if app:  # the VM's conda, database server and network are there before any script
             for name, text in {CONDA_SH: conda_sh(), **HOME_FILES[app]}.items():
                 env.sandbox.write_file(name, text)
-            app_services.start_database(env.sandbox, app)
+            app_services.start_system_services(env.sandbox, app)
         for step in task.setup:
             if "service" in step.args:  # an application's health check, with or without a desktop
                 run_step(env.sandbox, step, timeout=step_timeout(task))
@@ -156,6 +157,10 @@ class WorkflowFamily(FamilyBase):
                         text=f"html_check on the screen: {dest} gave {found[dest]['url']!r}", data=found[dest]
                     )
                 )
+        if app_of(task):  # servers of the application the agent started, started again for the checks
+            for server in app_services.note_agent_servers(box, env.scratch):
+                submission.trajectory.append(Note(text="a server the agent started is started again for the "
+                                                  "checks", data=server))  # fmt: skip
         box.interrupt()  # nothing the agent left running may touch its files or the checks from here on
         state = setup_state(env.scratch)
         submission.suspicions += agent_files_at_check_paths(box, state)
@@ -171,6 +176,11 @@ class WorkflowFamily(FamilyBase):
             ok, output = app_services.restart_for_checks(box, env.scratch)
             submission.trajectory.append(Note(text="services started again for the checks", data={
                 "ok": ok, "output": output[-2000:]}))  # fmt: skip
+        made_by_checks = [
+            str(source["path"]) for source in sources
+            if source.get("kind") == "file" and (source.get("value") or {}).get("made_by_checks")
+        ]  # fmt: skip
+        submission.suspicions += clear_check_made_files(box, made_by_checks)
         for step in postconfig:
             run_step(box, step, in_place=False, timeout=step_timeout(task))
         for script in task.gold.data.get("scripts", []):

@@ -12,6 +12,7 @@ import importlib.util
 import json
 import re
 import zipfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -59,14 +60,16 @@ OUTPUT_FUNCS = frozenset({"compare_notebook_outputs", "compare_ipynb_files"})
 _URL_HOST = re.compile(r"https?://([A-Za-z0-9.-]+)")
 # hosts named in code only as documentation links or in Astro's template files
 _DOCUMENT_HOSTS = re.compile(
-    r"^(docs\.|www\.bing\.com$|github\.com$|www\.esa\.int$|superset\.apache\.org$|localhost$|127\.)"
+    r"^(docs\.|www\.bing\.com$|github\.com$|www\.esa\.int$|superset\.apache\.org$|developer\.mozilla\.org$|"
+    r"localhost$|127\.)"
 )
 _TEMPLATE_FILES = re.compile(r"(^|/)(\.astro/|dags/exampledag\.py$)")
 
 
-def web_api_need(folder: Path, instruction: str) -> str | None:
+def web_api_need(folder: Path, instruction: str, standins: frozenset[str] = frozenset()) -> str | None:
     """Why a task's own code (its Python files, also inside its zip archives, Astro's template files
-    aside) or its instruction calls a public web API, which no sandbox here reaches; else None."""
+    aside) or its instruction calls a public web API that no sandbox here reaches, having no local
+    stand-in (`standins`: the hosts that have one); else None."""
     verbose = folder / "verbose_instruction.txt"
     texts = [instruction, verbose.read_text(encoding="utf-8", errors="replace") if verbose.is_file() else ""]
     for path in sorted(folder.iterdir()):
@@ -80,7 +83,7 @@ def web_api_need(folder: Path, instruction: str) -> str | None:
     for text in texts:
         code = "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("#"))
         for host in _URL_HOST.findall(code):
-            if not _DOCUMENT_HOSTS.search(host):
+            if not _DOCUMENT_HOSTS.search(host) and host.lower() not in standins:
                 return (
                     f"its code calls the web API {host}, which the sandbox cannot reach (no local stand-in)"
                 )
@@ -93,28 +96,61 @@ def setup_step_need(step_type: str) -> str | None:
     return None
 
 
+_POSTGRES_CONNECTION = re.compile(r"conn_type\W+postgres")
 _LOCAL_PORT = re.compile(r"\b(curl|wget)\b[^\n]*https?://(?:localhost|127\.0\.0\.1)(?::(\d+))?")
 
 
+_PIP_INSTALL = re.compile(r"\bpip3? install\b([^\n;&|<>]*)")  # up to a redirection or the next command
+
+
+def _installed_pip_lines(code: str, installed: Callable[[str], bool]) -> str:
+    """The code without its `pip install` commands whose packages are all installed already (pip is
+    then satisfied without an index)."""
+
+    def drop(match: re.Match[str]) -> str:
+        names = [
+            re.split(r"[\[<>=~!]", word)[0] for word in match.group(1).split() if not word.startswith("-")
+        ]
+        return "" if names and all(installed(name) for name in names) else match.group(0)
+
+    return _PIP_INSTALL.sub(drop, code)
+
+
 def script_need(
-    path: Path, services: frozenset[int] | None = None, *, setup: bool = False, live: bool = False
+    path: Path,
+    services: frozenset[int] | None = None,
+    *,
+    setup: bool = False,
+    live: bool = False,
+    installed: Callable[[str], bool] | None = None,
+    docker_host_postgres: bool = False,
+    agent_servers: bool = False,
 ) -> str | None:
     """Why a setup or evaluation script cannot run in a sandbox, if it cannot. `services`: the ports
     of the services the harness runs for the task (Docker's commands then have local stand-ins, and
     only a server on another port, one the agent starts, is out of reach after the agent). `live`: the
     script runs before the agent's processes are stopped (a postconfig step on a sample's desktop),
-    while the servers on localhost still answer."""
+    while the servers on localhost still answer. `installed`: whether a Python package is installed
+    where the script's `pip install` would put it. `docker_host_postgres`: a Postgres connection to Docker's
+    host address 172.17.0.1 reaches the sample's PostgreSQL (Airflow's services). `agent_servers`: the
+    application's servers the agent starts on other ports are started again for the checks (Dagster's)."""
     text = path.read_text(encoding="utf-8", errors="replace")
     code = "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("#"))
+    if installed is not None:
+        code = _installed_pip_lines(code, installed)
     if live:
         code = _LOCAL_PORT.sub("", code)
     if services is not None:
         for match in _LOCAL_PORT.finditer(code):
             port = int(match.group(2) or 80)
-            if port not in services:
+            if port not in services and not agent_servers:
                 return f"{path.name} asks a server on localhost:{port}, which the agent starts and which is stopped before the checks"
         code = _LOCAL_PORT.sub("", code)
-        if setup and "172.17.0.1" in code:
+        if (
+            setup
+            and "172.17.0.1" in code
+            and not (docker_host_postgres and _POSTGRES_CONNECTION.search(code))
+        ):
             return f"{path.name} connects to Docker's host address 172.17.0.1, which the sandbox's loopback lacks"
     for pattern, reason in _SCRIPT_NEEDS:
         if services is not None and reason == "needs Docker":

@@ -38,6 +38,7 @@ from daharness.core.task import (
     WorkspaceFile,
 )
 from daharness.families.workflow import apps, limits
+from daharness.families.workflow.apps import web_standins
 from daharness.families.workflow.screen import SCREEN_GETTERS
 from daharness.sandbox.desktop.availability import desktop_problem
 
@@ -109,8 +110,18 @@ class TaskReader:
     app: str | None = None  # of the task being read: Dagster, Airflow or Superset run as services
 
     def _script_need(self, script: Path, *, setup: bool = False, live: bool = False) -> str | None:
-        services = apps.SERVICE_PORTS if self.app else None
-        return limits.script_need(script, services=services, setup=setup, live=live)
+        if not self.app:
+            return limits.script_need(script, setup=setup, live=live)
+        app = self.app
+        return limits.script_need(
+            script,
+            apps.SERVICE_PORTS,
+            setup=setup,
+            live=live,
+            installed=lambda name: apps.installed(app, name),
+            docker_host_postgres=app == "airflow",
+            agent_servers=app in apps.AGENT_SERVERS,
+        )
 
     def read(self, path: Path) -> Task:
         raw = read_json(path)
@@ -123,7 +134,8 @@ class TaskReader:
         folder = path.parent
         self.app = raw.get("snapshot") if raw.get("snapshot") in apps.APPS else None
         if self.app and (
-            need := apps.missing(self.app) or limits.web_api_need(folder, str(raw["instruction"]))
+            need := apps.missing(self.app)
+            or limits.web_api_need(folder, str(raw["instruction"]), web_standins.standin_hosts())
         ):
             raise Unsupported(need)
         tags = [str(tag) for tag in raw.get("tags", [])]
@@ -361,6 +373,8 @@ class TaskReader:
             return {"kind": "gold", "path": self._gold(raw, folder, out)}
         if kind == "rule":
             return {"kind": "rule", "value": raw.get("rules")}
+        if kind == "vm_file" and isinstance(raw.get("path"), str):  # a file the checks make (a gold run)
+            return {"kind": "file", "path": in_home(raw["path"]), "value": {"made_by_checks": True}}
         raise Unsupported(f"expected value of type '{kind}' needs a browser, GUI or cloud state")
 
     def _gold(self, raw: dict[str, Any], folder: Path, out: _Evaluator) -> str:

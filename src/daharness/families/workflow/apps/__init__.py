@@ -3,8 +3,9 @@
 A task whose snapshot is one of them gets, besides the workflow family's stand-ins: the application's
 environments (made by scripts/setup-apps.sh, mounted read-only), `conda.sh` that activates them, the
 `astro` and `docker` stand-ins that run Airflow and Superset locally (`standins/`), the official
-containers' host names on its loopback, its user named `user`, and a state folder for the services'
-data that outlives the sandbox's restarts. The sample's database servers start before the setup;
+containers' host names on its loopback, its user named `user`, a state folder for the services'
+data that outlives the sandbox's restarts, and local stand-ins of the public web APIs the tasks call
+(`web_standins.py`). The sample's database servers start before the setup;
 the official `*_webui_init` setup steps become health checks (a clear error when a service does not
 come up). See `services.py` for what happens around the agent.
 """
@@ -13,10 +14,12 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 from pathlib import Path
 
 from daharness.core.family import SandboxAdditions
 from daharness.core.task import Task
+from daharness.families.workflow.apps import web_standins
 
 APPS = ("dagster", "airflow", "superset")
 STANDINS = Path(__file__).parent / "standins"
@@ -30,6 +33,9 @@ HEALTH_STEPS = {
 }
 # the ports of the services the harness runs (checks may ask them after the agent)
 SERVICE_PORTS = frozenset({3000, 8080, 8088})
+# applications whose servers the agent may start on other ports (`dagster dev -p 8004`): the harness starts
+# them again for the checks, from its own copy of the application (services.note_agent_servers)
+AGENT_SERVERS = frozenset({"dagster"})
 HOSTS = "127.0.0.1 localhost db superset_db postgres\n::1 localhost\n"
 # each application's environments (Dagster's snapshot carries MariaDB, the others PostgreSQL)
 ENVIRONMENTS = {"dagster": ("dagster",), "airflow": ("airflow", "astro-dbt"), "superset": ("superset",)}
@@ -72,6 +78,21 @@ def missing(app: str) -> str | None:
     return None
 
 
+def installed(app: str, package: str) -> bool:
+    """Whether a Python package is installed in one of the application's environments."""
+    wanted = re.sub(r"[-_.]+", "_", package).lower()
+    return wanted in _distributions(app)
+
+
+@functools.cache
+def _distributions(app: str) -> frozenset[str]:
+    names = set()
+    for env in ENVIRONMENTS[app]:
+        for info in (apps_dir() / env).glob("lib/python*/site-packages/*.dist-info"):
+            names.add(re.sub(r"[-_.]+", "_", info.name.removesuffix(".dist-info").rsplit("-", 1)[0]).lower())
+    return frozenset(names)
+
+
 @functools.cache
 def conda_sh() -> str:
     return (STANDINS / "conda.sh").read_text(encoding="utf-8")
@@ -81,14 +102,14 @@ def app_additions(app: str, base: SandboxAdditions, workdir: str) -> SandboxAddi
     """The family's additions, with what the application's services need."""
     env = {
         **base.env, "DAHARNESS_APPS": str(apps_dir()), "DAHARNESS_APP_STATE": STATE_DIR,
-        "USER": "user", "LOGNAME": "user", "LANG": "C.UTF-8",
+        "USER": "user", "LOGNAME": "user", "LANG": "C.UTF-8", **web_standins.proxy_env(),
     }  # fmt: skip
     return SandboxAdditions(
         env=env,
         path_dirs=(STANDINS, *base.path_dirs),  # its sudo first
         home_is_workdir=base.home_is_workdir,
         read_only_dirs=(apps_dir().resolve(),),
-        files={"/etc/hosts": HOSTS},
+        files={"/etc/hosts": HOSTS, **web_standins.certificates().files()},
         user_name="user",
         run_dirs=("/run/postgresql", "/run/mysqld"),
         state_dir=STATE_DIR,

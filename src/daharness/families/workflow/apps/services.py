@@ -36,11 +36,13 @@ def _run(box: SandboxBackend, arguments: str) -> tuple[bool, str]:
     return ok, (observation.stdout if ok else (observation.stderr or observation.stdout)).strip()
 
 
-def start_database(box: SandboxBackend, app: str) -> None:
-    """The server the VM has running before any script: PostgreSQL, or MariaDB for Dagster's tasks."""
-    ok, output = _run(box, f"start {DATABASES[app]}")
-    if not ok:
-        raise InfrastructureError(f"{DATABASES[app]} of the sample did not start: {output[-1500:]}")
+def start_system_services(box: SandboxBackend, app: str) -> None:
+    """What the VM has running before any script: its database server (PostgreSQL, or MariaDB for
+    Dagster's tasks), and here the proxy to the web API stand-ins that replaces its internet."""
+    for service in (DATABASES[app], "webapis"):
+        ok, output = _run(box, f"start {service}")
+        if not ok:
+            raise InfrastructureError(f"{service} of the sample did not start: {output[-1500:]}")
 
 
 def wait_healthy(box: SandboxBackend, service: str) -> None:
@@ -56,6 +58,20 @@ def note_running(box: SandboxBackend, scratch: Path) -> list[dict]:
     listed = json.loads(output) if ok else []
     (scratch / _RUNNING).write_text(json.dumps(listed))
     return listed
+
+
+def note_agent_servers(box: SandboxBackend, scratch: Path) -> list[dict]:
+    """After the agent, before its processes are stopped: the application servers it started on ports
+    the setup's services do not use (a task may ask for `dagster dev -p 8004`). They are started again
+    for the checks like the setup's: the same folder and arguments, the harness's copy of the
+    application, so that whatever answered there for the agent, the checks ask the real server."""
+    path = scratch / _RUNNING
+    listed = json.loads(path.read_text()) if path.is_file() else []
+    ok, output = _run(box, f"started-besides {shlex.quote(json.dumps(listed))}")
+    added = json.loads(output) if ok else []
+    if added:
+        path.write_text(json.dumps(listed + added))
+    return added
 
 
 def restart_for_checks(box: SandboxBackend, scratch: Path) -> tuple[bool, str]:

@@ -305,6 +305,10 @@ def airflow_env(project: Path) -> dict[str, str]:
         "AIRFLOW__CORE__DAGS_ARE_PAUSED_AT_CREATION": "True",
         "AIRFLOW__DATABASE__SQL_ALCHEMY_CONN": f"postgresql+psycopg2://postgres@127.0.0.1:{PG_PORT}/{database}",
         "AIRFLOW__DATABASE__LOAD_DEFAULT_CONNECTIONS": "False",
+        # The official containers reach the VM's PostgreSQL at Docker's host address 172.17.0.1, which
+        # a sandbox's loopback lacks; here that server is on 127.0.0.1, and libpq (the client of
+        # Airflow's and dbt's Postgres connections) connects there whatever host a connection names.
+        "PGHOSTADDR": "127.0.0.1",
         "AIRFLOW__SCHEDULER__PARSING_PROCESSES": "1",
         # Cosmos parses a dbt project with `dbt ls` at import: 30 s (the default) is too short on 2 cores
         "AIRFLOW__CORE__DAGBAG_IMPORT_TIMEOUT": "120",
@@ -484,6 +488,28 @@ def stop_superset() -> None:
     stop_pidfile(state_dir() / "superset" / "superset.pid")
 
 
+# --- the proxy to the web API stand-ins (webapis.py) -------------------------------------------------
+
+
+WEBAPIS_PORT = 3128
+WEBAPIS_CERTIFICATE = Path("/run/daharness-webapis/server.pem")  # the harness mounts it
+
+
+def start_webapis() -> float:
+    """The proxy that answers the sandbox's HTTP(S) for the public web APIs the tasks call."""
+    start = time.monotonic()
+    if port_open(WEBAPIS_PORT):
+        return 0.0
+    folder = state_dir() / "webapis"
+    folder.mkdir(parents=True, exist_ok=True)
+    log = folder / "webapis.log"
+    script = Path(__file__).resolve().parent / "webapis.py"
+    proxy = spawn([sys.executable, str(script), "serve", str(WEBAPIS_CERTIFICATE)], log, dict(os.environ))
+    (folder / "webapis.pid").write_text(str(proxy.pid))
+    wait_until(lambda: port_open(WEBAPIS_PORT), f"the web API stand-ins on :{WEBAPIS_PORT}", 30.0, log, proxy)
+    return time.monotonic() - start
+
+
 # --- what runs, and starting it again ---------------------------------------------------------------
 
 
@@ -494,6 +520,8 @@ def running() -> list[dict]:
     """The services that run now, in the order they must start again: the harness keeps this list at
     the end of a task's setup and starts them again for the checks (`restart`)."""
     found: list[dict] = []
+    if _pid_alive(state_dir() / "webapis" / "webapis.pid"):
+        found.append({"service": "webapis"})
     if port_open(PG_PORT):
         found.append({"service": "postgres"})
     if MYSQL_SOCKET.exists() and port_open(3306):
@@ -527,6 +555,18 @@ def dagster_servers() -> list[dict]:
         args = argv[argv.index("dev") :]
         home = next((item.split("=", 1)[1] for item in environ if item.startswith("DAGSTER_HOME=")), "")
         found.append({"service": "dagster", "cwd": cwd, "args": args, "dagster_home": home})
+    return found
+
+
+def started_besides(listed: list[dict]) -> list[dict]:
+    """Dagster servers running now on ports that none of `listed` (the setup's services) uses."""
+    taken = {dagster_port(item["args"]) for item in listed if item.get("service") == "dagster"}
+    found = []
+    for item in dagster_servers():
+        port = dagster_port(item["args"])
+        if port not in taken:
+            taken.add(port)
+            found.append(item)
     return found
 
 
@@ -601,7 +641,9 @@ def restart(services: list[dict]) -> dict[str, float]:
     times: dict[str, float] = {}
     for item in services:
         name = item.get("service")
-        if name == "postgres":
+        if name == "webapis":
+            times["webapis"] = start_webapis()
+        elif name == "postgres":
             (state_dir() / "postgres" / "data" / "postmaster.pid").unlink(missing_ok=True)
             times["postgres"] = start_postgres()
         elif name == "mariadb":
@@ -684,6 +726,8 @@ def main(argv: list[str]) -> int:
                 print(json.dumps({"postgres": start_postgres()}))
             case ["start", "mariadb"]:
                 print(json.dumps({"mariadb": start_mariadb()}))
+            case ["start", "webapis"]:
+                print(json.dumps({"webapis": start_webapis()}))
             case ["start", "superset"]:
                 print(json.dumps(start_superset()))
             case ["start", "airflow", project]:
@@ -696,6 +740,8 @@ def main(argv: list[str]) -> int:
                 stop_postgres()
             case ["running"]:
                 print(json.dumps(running()))
+            case ["started-besides", listed]:
+                print(json.dumps(started_besides(json.loads(listed))))
             case ["restart", listed]:
                 print(json.dumps(restart(json.loads(listed))))
             case ["wait", service]:
