@@ -99,6 +99,38 @@ def test_help_builds_no_model_and_imports_no_family() -> None:
     assert "Usage: " in done.stdout and " run " in done.stdout
 
 
+START_HEAVY = (
+    "pandas",
+    "numpy",
+    "matplotlib",
+    "sklearn",
+    "duckdb",
+    "openai",
+    "ray",
+    "rich",
+    "typer.rich_utils",
+)
+
+
+def test_the_command_line_starts_without_heavy_libraries() -> None:
+    # issue 27: `daharness --help` is to take 0.2 s; rich's help layout alone took about 0.2 s to import
+    probe = f"import sys, daharness.cli; print([m for m in {START_HEAVY!r} if m in sys.modules])"
+    imported = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
+    assert imported.stdout == "[]\n", imported.stdout + imported.stderr
+    done = _exit_and_modules_loaded(["--help"], START_HEAVY)
+    assert done.stdout.endswith("0 []\n"), done.stdout[-500:] + done.stderr[-2000:]
+
+
+def test_the_help_gives_each_command_its_whole_summary() -> None:
+    done = subprocess.run(cli("--help"), capture_output=True, text=True, env={**os.environ, "COLUMNS": "80"})
+    text = " ".join(done.stdout.split())
+    assert done.returncode == 0 and "..." not in text.partition("Commands:")[2], done.stdout
+    assert (
+        "doctor Say which isolation and limits this machine gives agent code, and whether samples can have "
+        "a desktop (exit 1 if the sandbox cannot run). agents List the available agents." in text
+    )
+
+
 def test_suites_list_gives_whole_sentences() -> None:
     done = subprocess.run(cli("suites", "list"), capture_output=True, text=True)
     assert done.returncode == 0

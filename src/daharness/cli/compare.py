@@ -8,7 +8,7 @@ from typing import Annotated, Any
 import typer
 
 from daharness.cli.app import app
-from daharness.cli.options import DebugOption, JsonOption, out
+from daharness.cli.options import DebugOption, JsonOption
 from daharness.core.errors import UserError
 
 
@@ -22,6 +22,7 @@ def compare(
     debug: DebugOption = False,
 ) -> None:
     """Compare runs: figures with 95% intervals, paired differences and tests by group, flipped samples."""
+    from daharness.cli.options import out
     from daharness.report.build import check_writable, write_json, write_text
     from daharness.report.compare import compare_runs
     from daharness.report.compare_render import print_comparison, render_comparison_html

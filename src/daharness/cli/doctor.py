@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from daharness.cli.app import app
-from daharness.cli.options import DebugOption, out
+from daharness.cli.options import DebugOption
 from daharness.core.errors import UserError
 
 
@@ -23,6 +23,7 @@ def doctor(
     desktop (exit 1 if the sandbox cannot run)."""
     import json
 
+    from daharness.cli.options import out
     from daharness.core.limits import Limits
     from daharness.core.registry import backends
     from daharness.families.workflow.apps import describe_apps

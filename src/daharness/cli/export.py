@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from daharness.cli.app import app
-from daharness.cli.options import DebugOption, out
+from daharness.cli.options import DebugOption
 from daharness.core.errors import UserError
 
 
@@ -37,6 +37,8 @@ def export(
 ) -> None:
     """Write a run in another tool's format (Inspect AI: `inspect view` reads it; sft: one training
     example per scored sample, OpenAI chat messages with tool calls and the sample's metadata)."""
+    from daharness.cli.options import out
+
     if format == ExportFormat.sft:
         from daharness.export.sft import export_sft
 

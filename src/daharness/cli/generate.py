@@ -10,9 +10,8 @@ from typing import Annotated, Any
 import typer
 
 from daharness.cli.app import app
-from daharness.cli.options import INFRASTRUCTURE_EXIT, DebugOption, err, error_line, out
+from daharness.cli.options import INFRASTRUCTURE_EXIT, DebugOption, error_line
 from daharness.core.errors import UserError
-from daharness.core.jsonl import read_journal
 
 JOURNAL = "review.jsonl"  # each family's generator keeps its journal under this name
 generate_app = typer.Typer(help="Generate a suite from your own tables.", no_args_is_help=True)
@@ -58,6 +57,9 @@ def _progress(what: str, total: int, out_dir: Path, client: Any) -> Iterator[Cal
     """A bar of the items done (a resumed generation starts at those in its journal) and the tokens used."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
+    from daharness.cli.options import err
+    from daharness.core.jsonl import read_journal
+
     columns = (TextColumn(what), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[tokens]}"))
     with Progress(*columns, console=err) as progress:
         bar = progress.add_task(what, total=total, tokens="", completed=len(read_journal(out_dir / JOURNAL)))
@@ -87,6 +89,7 @@ def _checked_start(
 ) -> Any:
     """What both generators check before asking anything (the tables' folder, the sandbox), and their
     model client."""
+    from daharness.cli.options import err
     from daharness.sandbox import UNSAFE_BACKEND, UNSAFE_WARNING, check_backend
 
     if not tables.is_dir():
@@ -120,6 +123,7 @@ def closed_form(
     debug: DebugOption = False,
 ) -> None:
     """Questions per table, concept and level; answers fixed by agreeing solutions run in the sandbox."""
+    from daharness.cli.options import out
     from daharness.families.closed_form import (
         CONCEPTS,
         GenerationSettings,
@@ -157,6 +161,7 @@ def interactive(
 ) -> None:
     """Tapilot-Crossing's Decision Company loop: a client persona asks, a data scientist answers with code
     run in the sandbox; normal, clarification, plot, insight-mining, plot-QA and best-guess turns."""
+    from daharness.cli.options import out
     from daharness.families.interactive import DialogueSettings, dialogue_summary, generate_interactive
 
     client = _checked_start(tables, sandbox, model, base_url, models_file, temperature)

@@ -3,19 +3,41 @@
 from __future__ import annotations
 
 import os
+import threading
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.console import Console
-from rich.markup import escape
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 INFRASTRUCTURE_EXIT = 3  # the run's samples failed for reasons outside the agent (2: bad input)
 
-out = Console(soft_wrap=True)
-err = Console(stderr=True, soft_wrap=True)
 debug = {"on": False}
+_consoles: dict[bool, Console] = {}
+_consoles_lock = threading.Lock()  # one console each, even when threads first print at once
+
+
+def console(stderr: bool = False) -> Console:
+    """The console of standard output or of standard error, made on first use: importing rich costs
+    about 0.1 s, which `daharness --help` does not need."""
+    with _consoles_lock:
+        if stderr not in _consoles:
+            from rich.console import Console
+
+            _consoles[stderr] = Console(stderr=stderr, soft_wrap=True)
+        return _consoles[stderr]
+
+
+def __getattr__(name: str) -> Console:
+    # `out` and `err` (`from daharness.cli.options import out` inside a command), made on first use
+    if name == "out":
+        return console(stderr=False)
+    if name == "err":
+        return console(stderr=True)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _set_debug(value: bool) -> None:
@@ -98,12 +120,18 @@ def _value_of(option: str, argv: list[str]) -> str | None:
 
 def error_line(message: str) -> None:
     """An error as one line (`error: ...`), whatever its length and the terminal's width."""
-    err.print(f"[red]error[/]: {escape(' '.join(message.split()))}", highlight=False, soft_wrap=True)
+    from rich.markup import escape
+
+    console(stderr=True).print(
+        f"[red]error[/]: {escape(' '.join(message.split()))}", highlight=False, soft_wrap=True
+    )
 
 
 def print_warnings(warnings: list[str]) -> None:
+    from rich.markup import escape
+
     for warning in warnings:
-        err.print(f"[yellow]warning[/]: {escape(warning)}")
+        console(stderr=True).print(f"[yellow]warning[/]: {escape(warning)}")
 
 
 def scoring_confined(sandbox: str) -> bool:
@@ -115,5 +143,7 @@ def scoring_confined(sandbox: str) -> bool:
         raise UserError(f"--sandbox: choose 'bwrap' or '{UNSAFE_BACKEND}', not {sandbox!r}")
     check_backend(sandbox)
     if sandbox == UNSAFE_BACKEND:
-        err.print("[bold red]warning: --sandbox unsafe-local reads the agents' files unconfined[/]")
+        console(stderr=True).print(
+            "[bold red]warning: --sandbox unsafe-local reads the agents' files unconfined[/]"
+        )
     return sandbox == "bwrap"

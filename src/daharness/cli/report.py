@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from daharness.cli.app import app
-from daharness.cli.options import DebugOption, out
+from daharness.cli.options import DebugOption
 
 
 @app.command()
@@ -16,6 +16,7 @@ def report(
     run_dir: Annotated[Path, typer.Argument(help="A run directory.")], debug: DebugOption = False
 ) -> None:
     """Recompute report.json and report.html for a run directory and print the figures."""
+    from daharness.cli.options import out
     from daharness.report.build import write_report
     from daharness.report.terminal import print_report
     from daharness.runs.rundir import RunDir

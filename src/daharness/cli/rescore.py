@@ -9,7 +9,7 @@ import typer
 
 from daharness.cli.app import app
 from daharness.cli.families import FamilyChoices, takes_family_options
-from daharness.cli.options import DebugOption, ScoringSandboxOption, out, scoring_confined
+from daharness.cli.options import DebugOption, ScoringSandboxOption, scoring_confined
 
 
 @app.command()
@@ -22,6 +22,7 @@ def rescore(
     debug: DebugOption = False,
 ) -> None:
     """Score a finished run again from its saved answers and artifacts, into a new run directory."""
+    from daharness.cli.options import out
     from daharness.report.build import write_report
     from daharness.report.terminal import print_report
     from daharness.runs.rescore import rescore_run

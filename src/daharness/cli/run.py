@@ -7,7 +7,6 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.markup import escape
 
 from daharness.cli.app import app
 from daharness.cli.families import FamilyChoices, takes_family_options
@@ -17,10 +16,8 @@ from daharness.cli.options import (
     DebugOption,
     SuiteOption,
     default_cache_path,
-    err,
     error_line,
     id_list,
-    out,
     print_warnings,
 )
 from daharness.core.errors import UserError
@@ -278,6 +275,7 @@ def run(
 
 
 def _check_where_it_runs(sandbox: str, backend: str) -> None:
+    from daharness.cli.options import err
     from daharness.runs.executors import executor_names
     from daharness.sandbox import UNSAFE_BACKEND, UNSAFE_WARNING, check_backend
 
@@ -302,6 +300,9 @@ def _metadata(pairs: list[str]) -> dict[str, str]:
 
 def _load(suite: str, families: FamilyChoices) -> Any:
     """The suite with the format options given, its loader's warnings said and its left-out tasks noted."""
+    from rich.markup import escape
+
+    from daharness.cli.options import err
     from daharness.suites import load_suite
 
     loaded = load_suite(suite, **families.format_options())
@@ -337,6 +338,7 @@ def _run_and_report(
     """Run, write and print the report; exit 3 when the run stopped early or ended with more
     infrastructure errors than `budget` allows (2 stays for bad input)."""
     from daharness.agents import make_agent
+    from daharness.cli.options import err, out
     from daharness.report.build import write_report
     from daharness.report.terminal import print_report
     from daharness.runs.rundir import RunDir

@@ -14,7 +14,6 @@ from daharness.cli.options import (
     DebugOption,
     JsonOption,
     ScoringSandboxOption,
-    out,
     print_warnings,
     scoring_confined,
 )
@@ -64,6 +63,7 @@ def score(
 ) -> None:
     """Rescore existing outputs: closed-form responses (InfiAgent-DABench layout), DA-Agent output folders, or
     Tapilot-Crossing response files."""
+    from daharness.cli.options import out
     from daharness.report.build import check_writable, write_json
 
     assert families is not None

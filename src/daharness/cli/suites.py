@@ -6,16 +6,18 @@ from __future__ import annotations
 from typing import Annotated
 
 import typer
-from rich.markup import escape
 
 from daharness.cli.app import suites_app
 from daharness.cli.families import FamilyChoices, takes_family_options
-from daharness.cli.options import DebugOption, out
+from daharness.cli.options import DebugOption
 
 
 @suites_app.command("list")
 def suites_list(debug: DebugOption = False) -> None:
     """List the built-in suites and the formats that name suites by path."""
+    from rich.markup import escape
+
+    from daharness.cli.options import out
     from daharness.core.registry import suite_formats
     from daharness.suites import builtin_suites, load_suite
 
@@ -35,6 +37,9 @@ def suites_check(
     debug: DebugOption = False,
 ) -> None:
     """Load a suite and list every task whose data has defects (exit 1 if any)."""
+    from rich.markup import escape
+
+    from daharness.cli.options import out
     from daharness.report.terminal import print_unsupported
     from daharness.suites import load_suite
 

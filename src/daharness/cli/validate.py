@@ -10,7 +10,7 @@ import typer
 
 from daharness.cli.app import app
 from daharness.cli.families import FamilyChoices, takes_family_options
-from daharness.cli.options import DebugOption, SuiteOption, id_list, out
+from daharness.cli.options import DebugOption, SuiteOption, id_list
 from daharness.core.errors import UserError
 
 JsonStates = Annotated[
@@ -66,6 +66,7 @@ def _by_damage(suite: str, tasks: list[Any], scoring: Any, concurrency: int) -> 
     """The shared check (`runs/validate.py`) and its table. True when every task passes."""
     from concurrent.futures import ThreadPoolExecutor
 
+    from daharness.cli.options import out
     from daharness.core.registry import task_mode_groups
     from daharness.report.terminal import print_validation
     from daharness.runs.validate import validate_task
@@ -81,6 +82,7 @@ def _by_damage(suite: str, tasks: list[Any], scoring: Any, concurrency: int) -> 
 def _by_states(loaded: Any, tasks: list[Any], scoring: Any, concurrency: int, json_path: Path | None) -> bool:
     """Tasks checked by their states, each family its own way (workflow: untouched 0, setup only below 1,
     gold 1). True when all pass."""
+    from daharness.cli.options import out
     from daharness.report.build import write_json
     from daharness.runs.pipeline import family_hooks
 

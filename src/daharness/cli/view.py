@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from daharness.cli.app import app
-from daharness.cli.options import DebugOption, out
+from daharness.cli.options import DebugOption
 
 
 @app.command()
@@ -21,6 +21,7 @@ def view(
     debug: DebugOption = False,
 ) -> None:
     """Look at runs in a browser: figures, a filterable sample table, each sample's whole trajectory."""
+    from daharness.cli.options import out
     from daharness.view.site import ViewSite, make_server
 
     site = ViewSite(run_dirs)

@@ -18,9 +18,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from statistics import NormalDist
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
+if TYPE_CHECKING:  # numpy is imported where used, so that a command that reports nothing needs none
+    import numpy as np
+
 
 CONFIDENCE = 0.95
 RESAMPLES = 2000
@@ -37,6 +39,8 @@ EXACT_MCNEMAR = "exact McNemar"
 def mean_interval(values: Sequence[float]) -> dict[str, Any]:
     """The mean of `values` with its 95% interval and the `method` that gave it (no interval from an
     empty list; from one value, Wilson's still)."""
+    import numpy as np
+
     data = np.asarray(values, dtype=float)
     if data.size == 0:
         return {"value": None, "low": None, "high": None, "n": 0, "method": None}
@@ -67,6 +71,8 @@ def mean_interval(values: Sequence[float]) -> dict[str, Any]:
 
 def _wilson(mean: float, n: int) -> tuple[float, float]:
     """Wilson's score interval for a mean of values in [0, 1] (the formula, with p = the mean)."""
+    import numpy as np
+
     z = NormalDist().inv_cdf(0.5 + CONFIDENCE / 2)
     centre = (mean + z * z / (2 * n)) / (1 + z * z / n)
     half = z / (1 + z * z / n) * np.sqrt(mean * (1 - mean) / n + z * z / (4 * n * n))
@@ -76,6 +82,8 @@ def _wilson(mean: float, n: int) -> tuple[float, float]:
 def paired_difference(a: Sequence[float], b: Sequence[float]) -> dict[str, Any]:
     """mean(b) - mean(a) over paired samples: the exact sign-flip permutation p-value (two-sided) and,
     from MIN_PAIRS_FOR_BOOTSTRAP pairs on, a paired bootstrap interval; `test` and `method` name them."""
+    import numpy as np
+
     differences = np.asarray(b, dtype=float) - np.asarray(a, dtype=float)
     n = int(differences.size)
     empty = {"low": None, "high": None, "p": None, "n": n, "method": None, "test": None}
@@ -101,6 +109,8 @@ def paired_difference(a: Sequence[float], b: Sequence[float]) -> dict[str, Any]:
 
 def sign_flip_p(differences: np.ndarray) -> tuple[float, str]:
     """Two-sided p-value of a zero mean paired difference, by flipping the signs of the differences."""
+    import numpy as np
+
     nonzero = differences[differences != 0]
     if nonzero.size <= 1:  # one pattern and its mirror image: both as extreme
         return 1.0, "sign-flip permutation (exact)"

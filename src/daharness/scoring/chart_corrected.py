@@ -17,9 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from daharness.core.scoring import GoldProblem
 from daharness.scoring.chart_match import (
@@ -31,6 +29,9 @@ from daharness.scoring.chart_match import (
     same,
     text_verdict,
 )
+
+if TYPE_CHECKING:  # the libraries are imported where used, so that registering the scorers is cheap
+    import numpy as np
 
 DATA_RTOL = DATA_ATOL = 1e-5
 FIGSIZE_TOLERANCE = 0.01  # inches
@@ -58,6 +59,8 @@ class ChartView:
 def views_from_dabench(params: dict[str, Any], matrix: np.ndarray) -> list[ChartView]:
     """The one axes DA-Agent's post-processing describes: ``plot.json`` and the ``result.npy`` matrix
     (rows are series; a scatter's rows are its points; a 1-D array is one series)."""
+    import numpy as np
+
     kind = str(params.get("type") or "").lower()
     data = np.asarray(matrix, dtype=float)
     if data.ndim == 1:
@@ -181,6 +184,8 @@ def views_from_capture(capture: dict[str, Any]) -> list[ChartView]:
 
 def _data_series(series: list[dict[str, Any]]) -> tuple[str, list[dict[str, Any]]]:
     """The axes' main kind and its data series (pie > bar/barh > scatter > line; data role only)."""
+    import numpy as np
+
     data = [s for s in series if s.get("role", "data") == "data"]
     pies = [s for s in data if s["kind"] == "pie"]
     if pies:
@@ -233,6 +238,8 @@ def _data(predicted: ChartView, gold: ChartView, order_free: bool, scale_free: b
 
 def _rescale(series: list[np.ndarray], points: bool) -> list[np.ndarray]:
     """Divide by the sum of absolute values of all series (per coordinate for scatter points)."""
+    import numpy as np
+
     stacked = np.concatenate([s.reshape(-1, 2) if points else s.ravel() for s in series])
     totals = np.nansum(np.abs(stacked), axis=0)
     totals = np.where(totals > 0, totals, 1.0)
@@ -240,10 +247,14 @@ def _rescale(series: list[np.ndarray], points: bool) -> list[np.ndarray]:
 
 
 def _close(a: np.ndarray, b: np.ndarray) -> bool:
+    import numpy as np
+
     return a.shape == b.shape and bool(np.isclose(a, b, rtol=DATA_RTOL, atol=DATA_ATOL, equal_nan=True).all())
 
 
 def _sorted(values: np.ndarray) -> np.ndarray:
+    import numpy as np
+
     if values.ndim == 1:
         return np.sort(values)
     keys = np.round(values, _SORT_DECIMALS)
@@ -253,6 +264,8 @@ def _sorted(values: np.ndarray) -> np.ndarray:
 def _match_order_free(pred: list[np.ndarray], gold: list[np.ndarray], *, rows: bool) -> bool:
     """Pair series one to one (sorted values equal); with ``rows``, equal-length series must also give
     the same multiset of rows (values at one position across series)."""
+    import numpy as np
+
     pred_sorted, gold_sorted = [_sorted(s) for s in pred], [_sorted(s) for s in gold]
     candidates = [[j for j, g in enumerate(gold_sorted) if _close(p, g)] for p in pred_sorted]
     if any(not c for c in candidates):

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
 from rapidfuzz import fuzz
+
+if TYPE_CHECKING:  # the libraries are imported where used, so that registering the scorers is cheap
+    import numpy as np
 
 TITLE_THRESHOLD = 90  # a title matches at ratio >= 90
 LABEL_THRESHOLD = 95  # a label matches at ratio > 95
@@ -118,6 +120,8 @@ def labels_verdict(predicted: list[str], gold: list[str], ordered: bool) -> Verd
 
 def one_to_one(predicted: list[str], gold: list[str]) -> bool:
     """Whether the labels pair up one to one (a maximum matching of matching labels)."""
+    import numpy as np
+
     if not gold:
         return not predicted
     from scipy.optimize import linear_sum_assignment  # imported when used: families register cheaply
@@ -132,12 +136,15 @@ def one_to_one(predicted: list[str], gold: list[str]) -> bool:
 
 def rgb(color: str) -> np.ndarray:
     """A matplotlib colour as integer RGB, 0..255 per channel."""
+    import numpy as np
     from matplotlib.colors import to_rgb
 
     return np.round(np.array(to_rgb(color)) * 255)
 
 
 def near_any(color: str, palette: list[str]) -> bool:
+    import numpy as np
+
     point = rgb(color)
     return any(float(np.linalg.norm(point - rgb(other))) <= COLOR_DISTANCE for other in palette)
 
@@ -170,9 +177,13 @@ def colors_verdict(predicted: list[str], gold: list[str]) -> Verdict:
 
 def capture_floats(values: Any) -> np.ndarray:
     """Numbers of a chart capture as floats: null is NaN, "inf" / "-inf" are infinities."""
+    import numpy as np
+
     return np.array([np.nan if v is None else float(v) for v in values], dtype=float)
 
 
 def capture_points(offsets: Any) -> np.ndarray:
     """A capture's scatter offsets as an (n, 2) array."""
+    import numpy as np
+
     return np.array([capture_floats(point) for point in offsets], dtype=float).reshape(-1, 2)

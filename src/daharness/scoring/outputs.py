@@ -7,13 +7,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import numpy as np
-
 from daharness.core.score import Score
 from daharness.core.scoring import ScorerOptions
 
 if TYPE_CHECKING:
     import duckdb
+    import numpy as np
 
 
 class OutputFileOptions(ScorerOptions):
@@ -35,6 +34,8 @@ def nothing_collected(name: str | None) -> Score:
 def read_npy(path: Path) -> np.ndarray:
     """An .npy file's array, never unpickled: an object array (which NumPy can only read by running
     pickle, i.e. code the file's author chose) raises ValueError saying so, as does an unreadable file."""
+    import numpy as np
+
     try:
         return np.load(path, allow_pickle=False)
     except ValueError as error:

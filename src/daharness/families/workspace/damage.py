@@ -19,8 +19,6 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Literal
 
-import pandas as pd
-
 from daharness.core.backend import Snapshot
 from daharness.core.family import Mutation
 from daharness.core.runlog import ScoringSettings
@@ -119,6 +117,8 @@ def _delete(path: Path, captures: Path | None = None) -> bool:
 
 
 def _drop_column(path: Path, captures: Path | None = None) -> bool:
+    import pandas as pd
+
     frame = pd.read_csv(path)
     if frame.shape[1] < 1:
         return False
@@ -127,6 +127,8 @@ def _drop_column(path: Path, captures: Path | None = None) -> bool:
 
 
 def _scramble_last_column(path: Path, captures: Path | None = None) -> bool:
+    import pandas as pd
+
     frame = pd.read_csv(path)
     column = frame.columns[-1]
     if frame[column].nunique() < 2:
@@ -154,6 +156,8 @@ def _bump(value: object) -> object:
 
 
 def _perturb_csv(path: Path, captures: Path | None = None) -> bool:
+    import pandas as pd
+
     frame = pd.read_csv(path)
     numeric = frame.select_dtypes("number").columns
     if len(numeric) == 0:

@@ -24,12 +24,13 @@ import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from daharness.core.task import ScorerSpec
 from daharness.scoring.plain_number import PLAIN_NUMBER
+
+if TYPE_CHECKING:  # imported where used, so that loading the family is cheap
+    import pandas as pd
 
 _DEFAULT_TOLERANCE = 1e-2
 Change = Callable[[Any], Any]  # one value -> its changed version (the same value when it does not apply)
@@ -187,6 +188,8 @@ def _round_file(path: Path, tolerance: float) -> bool:
 
 def _read_text_csv(path: Path) -> pd.DataFrame:
     """The CSV's cells as written (no type inference, empty cells stay empty)."""
+    import pandas as pd
+
     return pd.read_csv(path, dtype=str, keep_default_na=False)
 
 

@@ -15,12 +15,13 @@ order). A plot saved without matplotlib, or changed after it was saved, is then 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from daharness.families.interactive.scorers.values import Verdict
 from daharness.scoring.chart_captures import compare_captures
+
+if TYPE_CHECKING:  # the libraries are imported where used, so that registering the scorers is cheap
+    import numpy as np
 
 PLOT_SIZE = (800, 600)  # width, height, as the paper
 SSIM_THRESHOLD = 0.6
@@ -28,6 +29,7 @@ MAX_PIXELS = 50_000_000  # a larger image is not decoded (a decompression bomb, 
 
 
 def _grayscale(path: Path) -> np.ndarray:
+    import numpy as np
     from PIL import Image  # imported when used: the family registers cheaply
 
     with Image.open(path) as image:

@@ -33,8 +33,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
-
 from daharness.core.scoring import GoldProblem
 
 Mode = str  # "corrected" | "official"
@@ -138,6 +136,8 @@ def _numeric(column: Sequence[Any]) -> bool:
 
 
 def columns_equal(expected: Sequence[Any], actual: Sequence[Any], tolerance: float, mode: Mode) -> bool:
+    import numpy as np
+
     if len(expected) != len(actual):
         return False
     if _numeric(expected) and _numeric(actual):
@@ -229,6 +229,8 @@ def _tag(value: Any) -> str | None:
 
 def values_equal(expected: Any, actual: Any, *, tolerance: float, mode: Mode) -> bool:
     """Tagged values equal under the mode's rule (recursively)."""
+    import numpy as np
+
     exact = mode == "official"
     if _is_missing(expected) or _is_missing(actual):
         if exact:  # pickled values compared with ==: NaN is never equal to NaN

@@ -50,9 +50,8 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-import numpy as np
 from pydantic import field_validator
 
 from daharness.core.registry import scorer
@@ -82,6 +81,9 @@ from daharness.scoring.chart_captures import (
 from daharness.scoring.chart_corrected import ChartView, views_from_dabench
 from daharness.scoring.chart_match import fuzz_ratio, similarity
 from daharness.scoring.outputs import OutputFileOptions, nothing_collected, read_npy
+
+if TYPE_CHECKING:  # the libraries are imported where used, so that registering the scorers is cheap
+    import numpy as np
 
 __all__ = ["ChartFiles", "fuzz_ratio", "load_capture", "score_chart", "similarity"]
 
@@ -116,6 +118,8 @@ def _side(value: ChartFiles | dict[str, Any] | Path | None) -> ChartFiles:
 
 def _read_dabench(files: ChartFiles) -> tuple[dict[str, Any], np.ndarray]:
     """plot.json and result.npy; FileNotFoundError or ValueError says what is missing or unreadable."""
+    import numpy as np
+
     if files.plot is None or not files.plot.is_file():
         raise FileNotFoundError("no capture and no dabench/plot.json")
     if files.data is None or not files.data.is_file():

@@ -44,9 +44,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from daharness.scoring.chart_match import (
     Verdict,
@@ -58,6 +56,9 @@ from daharness.scoring.chart_match import (
     same,
 )
 from daharness.scoring.outputs import read_npy
+
+if TYPE_CHECKING:  # the libraries are imported where used, so that registering the scorers is cheap
+    import numpy as np
 
 IMAGE_TOLERANCE = 0.01
 DATA_TOLERANCE = 0.01
@@ -90,6 +91,8 @@ class _OfficialFailure(Exception):
 def dabench_from_capture(capture: dict[str, Any]) -> tuple[dict[str, Any] | None, np.ndarray | None]:
     """(plot.json, result.npy) as DA-Agent's post-processing would write them for this figure; (None,
     None) when it writes neither (no chart type or no data)."""
+    import numpy as np
+
     axes_list = capture.get("axes") or []
     if not axes_list:
         return None, None
@@ -143,11 +146,15 @@ def _official_type(series: list[dict[str, Any]]) -> str:
 
 
 def _data_line(series: dict[str, Any]) -> bool:
+    import numpy as np
+
     y = capture_floats(series["y"])
     return len(series["x"]) > 1 and len(y) > 1 and series.get("y_numeric", True) and not np.isnan(y).all()
 
 
 def _bar_rows(series: list[dict[str, Any]]) -> list[np.ndarray]:
+    import numpy as np
+
     bars = [
         (x, y, w, h)
         for s in series
@@ -179,6 +186,8 @@ def _bar_rows(series: list[dict[str, Any]]) -> list[np.ndarray]:
 
 
 def _matrix(rows: list[np.ndarray]) -> np.ndarray:
+    import numpy as np
+
     if not rows:
         return np.empty((0,))
     width = max(len(np.atleast_1d(r)) for r in rows)
@@ -223,6 +232,8 @@ def compare_image(
 
 
 def _images(predicted: list[tuple[str, Path | None]], gold: list[Path], color: bool, size: bool) -> Verdict:
+    import numpy as np
+
     for gold_image in gold:
         # the first listed image whose name contains the gold name, which must then exist
         found = next((path for name, path in predicted if gold_image.name in name), "")
@@ -247,6 +258,7 @@ def _images(predicted: list[tuple[str, Path | None]], gold: list[Path], color: b
 
 
 def _read_image(path: Path, color: bool) -> np.ndarray:
+    import numpy as np
     from PIL import Image
 
     with Image.open(path) as image:
@@ -254,6 +266,8 @@ def _read_image(path: Path, color: bool) -> np.ndarray:
 
 
 def _resize(image: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    import numpy as np
+
     height, width = shape
     if image.shape[:2] == (height, width):
         return image
@@ -267,6 +281,8 @@ def _resize(image: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
 
 
 def _data(predicted: Path | np.ndarray | None, gold: Path | np.ndarray | None) -> Verdict:
+    import numpy as np
+
     if predicted is None or (isinstance(predicted, Path) and not predicted.is_file()):
         return Verdict(False, "no result.npy")
     if gold is None or (isinstance(gold, Path) and not gold.is_file()):
@@ -288,10 +304,14 @@ def _data(predicted: Path | np.ndarray | None, gold: Path | np.ndarray | None) -
 
 
 def _columns_close(a: np.ndarray, b: np.ndarray) -> bool:
+    import numpy as np
+
     return bool(np.allclose(np.sort(a, axis=0), np.sort(b, axis=0), atol=DATA_TOLERANCE, equal_nan=True))
 
 
 def _loadcapture_floats(value: Path | np.ndarray, side: str) -> np.ndarray:
+    import numpy as np
+
     if isinstance(value, np.ndarray):
         return value
     try:

@@ -41,9 +41,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Literal
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any, Literal
 
 from daharness.core.registry import scorer
 from daharness.core.score import Score
@@ -62,6 +60,9 @@ from daharness.families.workspace.scorers.table import (
 )
 from daharness.scoring.outputs import duckdb_read_only, nothing_collected
 
+if TYPE_CHECKING:  # the libraries are imported where used, so that registering the scorers is cheap
+    import pandas as pd
+
 Engine = Literal["sqlite", "duckdb"]
 DUCKDB_SUFFIXES = frozenset({".duckdb", ".ddb"})
 
@@ -70,6 +71,7 @@ def _database_errors() -> tuple[type[Exception], ...]:
     """What a failed query raises (pandas wraps the driver's error when read_sql_query fails); duckdb is
     imported when first needed, so that the family registers cheaply."""
     import duckdb
+    import pandas as pd
 
     return (sqlite3.Error, duckdb.Error, pd.errors.DatabaseError)
 
@@ -100,6 +102,8 @@ class _Database:
         return [name for (name,) in rows]
 
     def read(self, table: str, *, compat: bool) -> pd.DataFrame:
+        import pandas as pd
+
         if compat:
             # Official: the name unquoted, pandas' reading, then a CSV round trip re-infers every type.
             sql = f"SELECT * FROM {table}"

@@ -68,7 +68,6 @@ import warnings
 from pathlib import Path
 from typing import Any, Literal
 
-import numpy as np
 from pydantic import field_validator
 
 from daharness.core.registry import scorer
@@ -142,6 +141,8 @@ def metric_value(
     Raises ``MetricError`` (a ``ValueError``) when the metric cannot be computed, ``ValueError`` for an
     unknown metric or mode.
     """
+    import numpy as np
+
     name, balanced = resolve_metric(metric)
     if mode not in MODES:
         raise ValueError(f"unknown ML scoring mode {mode!r}; choose one of {', '.join(MODES)}")

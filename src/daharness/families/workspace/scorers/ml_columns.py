@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from daharness.families.workspace.scorers.ml_metrics import MULTI_COLUMN, Mode
+
+if TYPE_CHECKING:  # the libraries are imported where used, so that registering the scorers is cheap
+    import pandas as pd
 
 _LABEL_NAMES = ("label", "labels", "class", "classes", "result", "results")  # the official fallback names
 _ID_NAME = re.compile(r"(?:.*[_\s.\-])?id|uuid", re.IGNORECASE)
@@ -26,6 +27,8 @@ class Unscorable(Exception):
 
 
 def read_frame(path: Path, what: str) -> pd.DataFrame:
+    import pandas as pd
+
     if not Path(path).is_file():
         raise Unscorable(f"{what} file {Path(path).name} not found")
     try:
@@ -89,6 +92,8 @@ def _id_keys(values: pd.Series, numeric: bool) -> list[Any]:
 def _align_by_id(
     predicted: pd.DataFrame, gold: pd.DataFrame, gold_id: Any, predicted_id: Any
 ) -> pd.DataFrame:
+    import pandas as pd
+
     numeric = pd.api.types.is_numeric_dtype(gold[gold_id]) and pd.api.types.is_numeric_dtype(
         predicted[predicted_id]
     )
@@ -205,6 +210,8 @@ def cluster_columns(
     frame: pd.DataFrame, target_column: str | None, id_column: str | None, mode: Mode, details: dict[str, Any]
 ) -> tuple[pd.DataFrame, pd.Series]:
     """The features and cluster labels of a clustering output (``silhouette``)."""
+    import pandas as pd
+
     # The official evaluator always looks for "Cluster", whatever the task's target_column says.
     wanted = "Cluster" if mode == "compat" else (target_column or "Cluster")
     label = _find_column(frame.columns, wanted)

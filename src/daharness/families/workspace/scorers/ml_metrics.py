@@ -9,12 +9,14 @@ become its inputs (labels compared by value, numbers checked) and the few rules 
 from __future__ import annotations
 
 import math
-from typing import Any, Literal
-
-import numpy as np
-import pandas as pd
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Literal
 
 from daharness.scoring.plain_number import PLAIN_NUMBER
+
+if TYPE_CHECKING:  # the libraries are imported where used, so that registering the scorers is cheap
+    import numpy as np
+    import pandas as pd
 
 
 class _LazyMetrics:
@@ -64,6 +66,9 @@ def resolve_metric(metric: str) -> tuple[str, bool]:
 
 
 def as_frame(values: Any) -> pd.DataFrame:
+    import numpy as np
+    import pandas as pd
+
     if isinstance(values, pd.DataFrame):
         return values.reset_index(drop=True)
     if isinstance(values, pd.Series):
@@ -73,6 +78,8 @@ def as_frame(values: Any) -> pd.DataFrame:
 
 
 def _has_strings(values: Any) -> bool:
+    import numpy as np
+
     return isinstance(values, list | tuple) and any(isinstance(v, str) for v in np.ravel(values))
 
 
@@ -89,6 +96,9 @@ def same_length(y_true: pd.DataFrame | pd.Series, y_pred: pd.DataFrame | pd.Seri
 
 
 def as_numbers(values: Any, what: str) -> np.ndarray:
+    import numpy as np
+    import pandas as pd
+
     frame = as_frame(values)
     try:
         array = frame.apply(pd.to_numeric).to_numpy(dtype=float)
@@ -99,26 +109,36 @@ def as_numbers(values: Any, what: str) -> np.ndarray:
     return array
 
 
-def _label(value: Any) -> str | None:
-    """One class label as a comparable string: numbers by value, booleans as 1/0, strings folded."""
-    if value is None or value is pd.NA or (isinstance(value, float | np.floating) and math.isnan(value)):
-        return None
-    if isinstance(value, bool | np.bool_):
-        return "1" if value else "0"
-    if isinstance(value, int | np.integer | float | np.floating):
-        number = float(value)
-        return str(int(number)) if number.is_integer() else repr(number)
-    text = str(value).strip().casefold()
-    if text in ("true", "false"):
-        return "1" if text == "true" else "0"
-    if PLAIN_NUMBER.fullmatch(text):
-        return _label(float(text))
-    return text if text not in ("", "nan") else None
+def _label_reader() -> Callable[[Any], str | None]:
+    """One class label as a comparable string: numbers by value, booleans as 1/0, strings folded (numpy
+    and pandas imported once per column, not per label)."""
+    import numpy as np
+    import pandas as pd
+
+    def label(value: Any) -> str | None:
+        if value is None or value is pd.NA or (isinstance(value, float | np.floating) and math.isnan(value)):
+            return None
+        if isinstance(value, bool | np.bool_):
+            return "1" if value else "0"
+        if isinstance(value, int | np.integer | float | np.floating):
+            number = float(value)
+            return str(int(number)) if number.is_integer() else repr(number)
+        text = str(value).strip().casefold()
+        if text in ("true", "false"):
+            return "1" if text == "true" else "0"
+        if PLAIN_NUMBER.fullmatch(text):
+            return label(float(text))
+        return text if text not in ("", "nan") else None
+
+    return label
 
 
 def as_labels(values: pd.Series, what: str | None = None) -> np.ndarray:
     """Class labels compared by value; with ``what``, a missing label is an error naming it."""
-    labels = [_label(v) for v in values]
+    import numpy as np
+
+    label = _label_reader()
+    labels = [label(v) for v in values]
     missing = sum(label is None for label in labels)
     if missing and what is not None:
         raise MetricError(f"{what} has {missing} missing labels")
@@ -132,6 +152,8 @@ def corrected_metric(
     name: str, y_true: Any, y_pred: Any, features: Any, average: str, balanced: bool
 ) -> float:
     """One metric by its standard definition (the rules are in ``metric_value``'s docstring)."""
+    import numpy as np
+
     if name == "silhouette":
         return _silhouette(features, y_pred)
     if name in ("f1", "accuracy"):
@@ -181,6 +203,8 @@ def _f1(truth: np.ndarray, pred: np.ndarray, average: str) -> float:
 
 
 def _qwk(y_true: pd.Series, y_pred: pd.Series) -> float:
+    import numpy as np
+
     same_length(y_true, y_pred)
     truth, pred = as_numbers(y_true, "gold")[:, 0], as_numbers(y_pred, "predictions")[:, 0]
     if not np.all(truth == np.round(truth)):
@@ -194,6 +218,8 @@ def _qwk(y_true: pd.Series, y_pred: pd.Series) -> float:
 
 
 def _roc_auc(y_true: Any, y_pred: Any) -> float:
+    import numpy as np
+
     truth, pred = as_frame(y_true), as_numbers(y_pred, "predictions")
     if truth.shape != pred.shape:
         raise MetricError(
@@ -212,6 +238,8 @@ def _roc_auc(y_true: Any, y_pred: Any) -> float:
 def _logloss(y_true: Any, y_pred: Any, balanced: bool) -> float:
     """Natural-log loss; ``balanced``: each sample weighted by 1 / its class's count, which makes it the
     mean over classes of each class's mean loss."""
+    import numpy as np
+
     pred = as_numbers(y_pred, "predictions")
     if pred.shape[1] == 1:  # the probability of the positive class
         labels = as_labels(as_column(y_true, "gold"), "gold")

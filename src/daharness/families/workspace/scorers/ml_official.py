@@ -10,24 +10,7 @@ differently from the library (log loss, kappa, silhouette), the difference is ke
 from __future__ import annotations
 
 import math
-from typing import Any
-
-import numpy as np
-import pandas as pd
-from sklearn.metrics import (
-    accuracy_score,
-    confusion_matrix,
-    f1_score,
-    mean_absolute_error,
-    mean_squared_error,
-    mean_squared_log_error,
-    median_absolute_error,
-    pairwise_distances,
-    r2_score,
-    roc_auc_score,
-)
-from sklearn.preprocessing import LabelEncoder
-from sklearn.utils import resample
+from typing import TYPE_CHECKING, Any
 
 from daharness.families.workspace.scorers.ml_metrics import (
     PROBABILITY_EPS,
@@ -36,6 +19,11 @@ from daharness.families.workspace.scorers.ml_metrics import (
     as_column,
     as_frame,
 )
+
+if TYPE_CHECKING:  # the libraries are imported where used, so that registering the scorers is cheap
+    import numpy as np
+    import pandas as pd
+    from sklearn.preprocessing import LabelEncoder
 
 
 def official_normalize(raw: float, lower_bound: float, upper_bound: float) -> float:
@@ -56,6 +44,15 @@ def official_metric(
 ) -> float:
     """One metric as ``CalculateML.calculate_<metric>`` computes it; a table (DataFrame or 2-D array) is
     handled as the competition path handles one."""
+    import numpy as np
+    from sklearn.metrics import (
+        mean_absolute_error,
+        mean_squared_error,
+        mean_squared_log_error,
+        median_absolute_error,
+        r2_score,
+    )
+
     if name == "silhouette":
         if features is None:
             raise ValueError("silhouette needs the clustered points (features=...)")
@@ -90,6 +87,9 @@ def official_metric(
 
 
 def _is_table(values: Any) -> bool:
+    import numpy as np
+    import pandas as pd
+
     return isinstance(values, pd.DataFrame) or (not isinstance(values, pd.Series) and np.ndim(values) == 2)
 
 
@@ -113,6 +113,10 @@ def _official_codes(values: pd.Series, encoder: LabelEncoder) -> list[Any] | np.
 
 
 def _official_classification(name: str, truth: pd.Series, pred: pd.Series, average: str) -> float:
+    import numpy as np
+    from sklearn.metrics import accuracy_score, f1_score
+    from sklearn.preprocessing import LabelEncoder
+
     encoder = LabelEncoder()
     gold_codes = _official_codes(truth, encoder)
     pred_codes = _official_codes(pred, encoder)
@@ -126,6 +130,8 @@ def _official_classification(name: str, truth: pd.Series, pred: pd.Series, avera
 
 
 def _official_smape(truth: np.ndarray, pred: np.ndarray) -> float:
+    import numpy as np
+
     pred = pred.reshape(-1, 1) if pred.ndim == 1 else pred
     truth = truth.reshape(-1, 1) if truth.ndim == 1 else truth
     numerator = np.abs(pred - truth)
@@ -137,6 +143,8 @@ def _official_smape(truth: np.ndarray, pred: np.ndarray) -> float:
 
 
 def _official_roc_auc(truth: np.ndarray, pred: np.ndarray) -> float:
+    from sklearn.metrics import roc_auc_score
+
     pred = pred.reshape(-1, 1) if pred.ndim == 1 else pred
     truth = truth.reshape(-1, 1) if truth.ndim == 1 else truth
     total = sum(roc_auc_score(truth[:, col], pred[:, col]) for col in range(truth.shape[1]))
@@ -144,6 +152,8 @@ def _official_roc_auc(truth: np.ndarray, pred: np.ndarray) -> float:
 
 
 def _official_logloss(truth: np.ndarray, pred: np.ndarray, balanced: bool) -> float:
+    import numpy as np
+
     pred = pred.astype(float)
     if balanced:
         axis = 0 if pred.ndim == 1 else 1
@@ -162,6 +172,9 @@ def _official_logloss(truth: np.ndarray, pred: np.ndarray, balanced: bool) -> fl
 
 
 def _official_qwk(truth: np.ndarray, pred: np.ndarray) -> float:
+    import numpy as np
+    from sklearn.metrics import confusion_matrix
+
     pred = pred.flatten() if pred.ndim != 1 else pred
     truth = truth.flatten() if truth.ndim != 1 else truth
     if truth.dtype != pred.dtype:
@@ -181,6 +194,12 @@ def _official_qwk(truth: np.ndarray, pred: np.ndarray) -> float:
 
 
 def _official_silhouette(points: pd.DataFrame, labels: np.ndarray) -> float:
+    import numpy as np
+    import pandas as pd
+    from sklearn.metrics import pairwise_distances
+    from sklearn.preprocessing import LabelEncoder
+    from sklearn.utils import resample
+
     points = points.copy()
     for column in points.columns:
         try:

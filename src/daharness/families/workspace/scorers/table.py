@@ -59,13 +59,11 @@ from __future__ import annotations
 import math
 import numbers
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any, Literal
+from typing import IO, TYPE_CHECKING, Any, Literal
 
-import numpy as np
-import pandas as pd
 from pydantic import Field
 
 from daharness.core.registry import scorer
@@ -75,6 +73,12 @@ from daharness.families.workspace.modes import WORKSPACE_MODES
 from daharness.scoring.exactness import TextRules, text_key
 from daharness.scoring.outputs import OutputFileOptions, nothing_collected
 from daharness.scoring.plain_number import PLAIN_NUMBER
+
+if TYPE_CHECKING:  # the libraries are imported where used, so that registering the scorers is cheap
+    import numpy as np
+    import pandas as pd
+
+    _Column = np.ndarray | list[Any]
 
 Mode = Literal["corrected", "compat"]
 ScoreRule = Literal["all", "divide"]
@@ -179,6 +183,8 @@ class TableOptions:
 def read_csv(source: str | Path | IO[str], *, compat: bool = False) -> pd.DataFrame:
     """Read a CSV as the mode does: pandas' defaults, no chunking; compat keeps only the first 10,000 rows
     (as the official evaluator does)."""
+    import pandas as pd
+
     return pd.read_csv(source, low_memory=False, nrows=OFFICIAL_MAX_ROWS if compat else None)
 
 
@@ -322,14 +328,20 @@ def _official_order(value: Any) -> tuple[bool, str, bool]:
     return (value is None, str(value), isinstance(value, int | float))
 
 
-def _official_cells_match(a: Any, b: Any, tolerance: float) -> bool:
-    if pd.isna(a) and pd.isna(b):
-        return True
-    if isinstance(a, int | float) and isinstance(b, int | float):
-        return math.isclose(float(a), float(b), abs_tol=tolerance)
-    if isinstance(a, str) and isinstance(b, str):
-        return a.lower().strip() == b.lower().strip()
-    return bool(a == b)
+def _official_cells_matcher(tolerance: float) -> Callable[[Any, Any], bool]:
+    """Two cells as the official evaluator compares them; pandas is imported once, not per cell."""
+    import pandas as pd
+
+    def cells_match(a: Any, b: Any) -> bool:
+        if pd.isna(a) and pd.isna(b):
+            return True
+        if isinstance(a, int | float) and isinstance(b, int | float):
+            return math.isclose(float(a), float(b), abs_tol=tolerance)
+        if isinstance(a, str) and isinstance(b, str):
+            return a.lower().strip() == b.lower().strip()
+        return bool(a == b)
+
+    return cells_match
 
 
 def _official_vectors_match(
@@ -339,7 +351,8 @@ def _official_vectors_match(
         return False
     if ignore_order:  # defect 1: each column sorted on its own
         gold, predicted = sorted(gold, key=_official_order), sorted(predicted, key=_official_order)
-    return all(_official_cells_match(a, b, tolerance) for a, b in zip(gold, predicted, strict=True))
+    cells_match = _official_cells_matcher(tolerance)
+    return all(cells_match(a, b) for a, b in zip(gold, predicted, strict=True))
 
 
 def _compare_official(
@@ -372,41 +385,53 @@ def _compare_official(
 
 # A normalized column is a float array (every cell a number or missing, NaN = missing) or a list whose
 # cells are None (missing), float or str and that holds at least one str.
-_Column = np.ndarray | list[Any]
 
 
-def _cell(value: Any, rules: TableOptions) -> float | str | None:
-    if value is None or value is pd.NA or value is pd.NaT:
-        return None
-    if isinstance(value, bool | np.bool_):
-        return float(value)
-    if isinstance(value, numbers.Number):
-        try:
-            number = float(value)  # type: ignore[arg-type]
-        except (TypeError, ValueError, OverflowError):
-            number = None
-        if number is not None:
-            return None if math.isnan(number) else number
-    text = value.hex() if isinstance(value, bytes) else str(value)
-    if not text.strip():
-        return None
-    if PLAIN_NUMBER.fullmatch(text.strip()):
-        return float(text)
-    return text_key(
-        text, case_sensitive=rules.case_sensitive, whitespace_sensitive=rules.whitespace_sensitive
-    )
+def _cell_reader(rules: TableOptions) -> Callable[[Any], float | str | None]:
+    """One cell as the rules compare it; numpy and pandas are imported once per column, not per cell."""
+    import numpy as np
+    import pandas as pd
+
+    def cell(value: Any) -> float | str | None:
+        if value is None or value is pd.NA or value is pd.NaT:
+            return None
+        if isinstance(value, bool | np.bool_):
+            return float(value)
+        if isinstance(value, numbers.Number):
+            try:
+                number = float(value)  # type: ignore[arg-type]
+            except (TypeError, ValueError, OverflowError):
+                number = None
+            if number is not None:
+                return None if math.isnan(number) else number
+        text = value.hex() if isinstance(value, bytes) else str(value)
+        if not text.strip():
+            return None
+        if PLAIN_NUMBER.fullmatch(text.strip()):
+            return float(text)
+        return text_key(
+            text, case_sensitive=rules.case_sensitive, whitespace_sensitive=rules.whitespace_sensitive
+        )
+
+    return cell
 
 
 def _normalize(series: pd.Series, rules: TableOptions) -> _Column:
+    import numpy as np
+    import pandas as pd
+
     if pd.api.types.is_numeric_dtype(series.dtype) and not pd.api.types.is_complex_dtype(series.dtype):
         return series.to_numpy(dtype=float, na_value=np.nan)
-    cells = [_cell(value, rules) for value in series.tolist()]
+    cell = _cell_reader(rules)
+    cells = [cell(value) for value in series.tolist()]
     if any(isinstance(cell, str) for cell in cells):
         return cells
     return np.array([np.nan if cell is None else cell for cell in cells], dtype=float)
 
 
 def _close(a: np.ndarray, b: np.ndarray, tolerance: float) -> np.ndarray:
+    import numpy as np
+
     return np.isclose(a, b, rtol=0.0, atol=tolerance, equal_nan=True)
 
 
@@ -423,6 +448,8 @@ def _cells_equal(a: Any, b: Any, tolerance: float) -> bool:
 
 
 def _columns_equal(a: _Column, b: _Column, tolerance: float) -> bool:
+    import numpy as np
+
     if len(a) != len(b):
         return False
     if isinstance(a, np.ndarray) != isinstance(b, np.ndarray):
@@ -441,6 +468,8 @@ def _cell_order(cell: Any) -> tuple[int, float, str]:
 
 
 def _sorted(column: _Column) -> _Column:
+    import numpy as np
+
     if isinstance(column, np.ndarray):
         nan = np.isnan(column)
         return np.concatenate([column[nan], np.sort(column[~nan])])  # missing first, as _cell_order
@@ -449,6 +478,8 @@ def _sorted(column: _Column) -> _Column:
 
 def _is_exact(column: _Column, tolerance: float) -> bool:
     """Whether values can be sorted as they are: text and whole numbers, which a tolerance does not blur."""
+    import numpy as np
+
     if tolerance >= 0.5:
         return False
     values = column if isinstance(column, np.ndarray) else [c for c in column if isinstance(c, float)]
@@ -459,6 +490,8 @@ def _is_exact(column: _Column, tolerance: float) -> bool:
 
 def _bucket(values: np.ndarray, tolerance: float, shift: float) -> np.ndarray:
     """Numbers bucketed at the tolerance (missing first), so near-equal values tie and later columns decide."""
+    import numpy as np
+
     if tolerance > 0:
         with np.errstate(invalid="ignore", over="ignore"):
             keys = np.floor(values / tolerance + shift)
@@ -470,6 +503,8 @@ def _bucket(values: np.ndarray, tolerance: float, shift: float) -> np.ndarray:
 
 def _cell_keys(column: _Column, tolerance: float, shift: float) -> list[tuple[int, Any]]:
     """`_bucket` for a column that holds text: (kind, key) pairs, which sort missing, numbers, text."""
+    import numpy as np
+
     keys: list[tuple[int, Any]] = []
     for cell in column.tolist() if isinstance(column, np.ndarray) else column:
         if _missing(cell):
@@ -502,6 +537,8 @@ class _RowMatcher:
 
     def codes(self, g: int, p: int, shift: float) -> tuple[np.ndarray, np.ndarray]:
         """Sort codes of a gold and a predicted column that order both the same way (cached)."""
+        import numpy as np
+
         key = (g, p, shift)
         if key not in self._codes:
             gold, predicted = self.gold[g], self.predicted[p]
@@ -519,6 +556,8 @@ class _RowMatcher:
         return self._codes[key]
 
     def rows_match(self, pairs: list[tuple[int, int]]) -> bool:
+        import numpy as np
+
         if len(pairs) <= 1:
             return True  # a single column was already compared as a multiset
         pairs = sorted(pairs, key=lambda pair: not self.exact(pair[0]))
@@ -539,6 +578,8 @@ class _RowMatcher:
 
 
 def _take(column: _Column, order: np.ndarray) -> _Column:
+    import numpy as np
+
     if isinstance(column, np.ndarray):
         return column[order]
     return [column[index] for index in order]

@@ -64,7 +64,6 @@ from pathlib import Path
 from typing import Any, Literal
 
 import json5
-import numpy as np
 from pydantic import Field, model_validator
 
 from daharness.core.registry import scorer
@@ -264,6 +263,8 @@ def _equal(
 
 def _matched(predicted: list[Any], expected: list[Any], same: Any) -> bool:
     """True when the elements pair up one to one (a maximum matching, so tolerance cannot mislead)."""
+    import numpy as np
+
     if not expected:
         return True
     from scipy.optimize import linear_sum_assignment  # imported when used: the family registers cheaply
