@@ -359,6 +359,7 @@ def start_airflow(project: Path, *, settings: bool = True) -> dict[str, float]:
         apply_settings(project, env)
     times["settings"] = time.monotonic() - t0
     t0 = time.monotonic()
+    remove_stale_pidfiles(home)
     scheduler = spawn([env_bin("airflow", "airflow"), "scheduler"], home / "scheduler.log", env, cwd=home)
     (home / "scheduler.pid").write_text(str(scheduler.pid))
     webserver = spawn(
@@ -382,6 +383,19 @@ def start_airflow(project: Path, *, settings: bool = True) -> dict[str, float]:
     )
     times["webserver+scheduler"] = time.monotonic() - t0
     return times
+
+
+def remove_stale_pidfiles(home: Path) -> None:
+    """Airflow's and gunicorn's own pid files (airflow-webserver.pid...) left by processes that were
+    killed: after the sandbox's restart their numbers belong to other processes, and the new scheduler
+    and gunicorn would take them for themselves running already and exit."""
+    for pidfile in home.glob("airflow-*.pid"):
+        try:
+            argv = Path(f"/proc/{int(pidfile.read_text().strip())}/cmdline").read_bytes()
+        except (OSError, ValueError):
+            argv = b""
+        if b"airflow" not in argv and b"gunicorn" not in argv:
+            pidfile.unlink(missing_ok=True)
 
 
 def stop_airflow(project: Path) -> None:
