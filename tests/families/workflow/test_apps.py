@@ -50,6 +50,8 @@ def test_the_sandbox_user_is_named_as_on_the_vm() -> None:
 
 LIVE = [  # one official task per application: its setup starts the service, its check asks it
     ("superset", "77df6495-2dd5-4318-a358-eb9b5ffb6671", "superset_77df6495.py"),
+    ("superset", "9771b80c-81e3-4d5e-873a-0c66d1a12d0b", "superset_9771b80c.py"),
+    ("superset", "86d91add-e9c8-416f-b385-38c9934afa7a", "superset_86d91add.sh"),
     # scored 0 now and then until the restart for the checks removed gunicorn's and the scheduler's stale pid
     # files (their numbers belong to other processes of the restarted sandbox; appservices.remove_stale_pidfiles)
     ("airflow", "28467077-983e-4848-9ba3-75848872ee1e", "airflow_28467077.sh"),
@@ -58,6 +60,9 @@ LIVE = [  # one official task per application: its setup starts the service, its
     ("dagster", "9f8eab3f-3c9f-4def-9061-43a65fd83974", "dagster_9f8eab3f.sh"),
     # its DAG's HTTP operator calls https://wttr.in: the sandbox's stand-in, through Airflow's processes
     ("airflow", "73ef8c87-168d-4c55-b3d6-9a864ef27cb1", "airflow_73ef8c87.sh"),
+    ("airflow", "b06d6db5-d252-490e-9b0e-b25f3bb5faa5", "airflow_b06d6db5.sh"),
+    # its asset reads api.nasa.gov: the stand-in's recorded days are what the gold files hold
+    ("dagster", "5c54687b-164d-457b-a253-affbe9a4f5b5", "dagster_5c54687b.sh"),
     # the check asks a server the agent started: the harness starts it again (services.note_agent_servers)
     ("dagster", "0dff0011-afff-4ab8-ae07-83f5ab95d215", "dagster_0dff0011.sh"),
 ]
