@@ -12,7 +12,10 @@ def call(method, path, body=None, token=None):
         BASE + path,
         method=method,
         data=json.dumps(body).encode() if body is not None else None,
-        headers={"Content-Type": "application/json", **({"Authorization": f"Bearer {token}"} if token else {})},
+        headers={
+            "Content-Type": "application/json",
+            **({"Authorization": f"Bearer {token}"} if token else {}),
+        },
     )
     with urllib.request.urlopen(request, timeout=60) as response:
         return json.loads(response.read())
