@@ -27,7 +27,6 @@ from daharness.core.errors import UserError
 from daharness.core.limits import Limits
 from daharness.core.registry import backend
 from daharness.sandbox.bwrap_arguments import BwrapArguments, folder_files
-from daharness.sandbox.desktop.availability import check_desktop
 from daharness.sandbox.font_cache import font_list, font_list_path
 from daharness.sandbox.hidden import masks
 from daharness.sandbox.isolation import kernel_limit_scopes
@@ -179,6 +178,8 @@ class BwrapSandbox(KernelSandbox):
 
     @classmethod
     def check_desktop(cls) -> None:
+        from daharness.sandbox.desktop.availability import check_desktop  # only runs with a desktop
+
         check_desktop()
 
     @classmethod
