@@ -13,7 +13,8 @@ from daharness.core.errors import UserError, located, plain_message
 
 
 class ModelSettings(BaseModel):
-    model_config = ConfigDict(extra="forbid", protected_namespaces=())
+    # built when a model is named: a run of the reference agent has none
+    model_config = ConfigDict(extra="forbid", protected_namespaces=(), defer_build=True)
 
     model: str = Field(min_length=1, description="Model id sent to the API (the deployment name on Azure).")
     base_url: str | None = Field(default=None, description="None: the SDK default (OpenAI).")
