@@ -127,3 +127,18 @@ def test_a_closed_form_run_imports_no_desktop_session_nor_numpy_and_builds_no_de
     ]
     done = subprocess.run([sys.executable, "-c", probe, *args], capture_output=True, text=True)
     assert done.stdout.endswith("0 [] False\n"), done.stdout[-500:] + done.stderr[-2000:]
+
+
+def test_the_root_help_lists_every_command_and_builds_none() -> None:
+    import typer
+
+    from daharness.cli import root_command
+
+    group = root_command()
+    context = typer.Context(group, info_name="daharness")
+    text = group.get_help(context)
+    lazy = group.commands
+    assert " run " in text and " doctor " in text and " suites " in text
+    assert not [name for name in lazy.infos if lazy.is_built(name)]
+    assert group.get_command(context, "doctor") is not None
+    assert [name for name in lazy.infos if lazy.is_built(name)] == ["doctor"]
