@@ -96,6 +96,9 @@ def test_the_mean_of_outcomes_without_numpy_is_numpys_to_the_last_bit() -> None:
 RUN_SPARES = (
     "numpy",
     "pandas",
+    "rapidfuzz",
+    "json5",
+    "tomllib",
     "daharness.sandbox.desktop.session",
     "daharness.sandbox.desktop.views",
 )

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -77,6 +76,8 @@ def _describe(exc: ValidationError, prefix: str) -> str:
 
 def load_model_file(path: Path) -> dict[str, ModelSettings]:
     """Named models of a TOML file, one `[models.NAME]` table each."""
+    import tomllib  # read for a models file only
+
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except OSError as exc:
