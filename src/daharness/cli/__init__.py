@@ -8,6 +8,6 @@ from daharness.cli import run, score, rescore, report, compare, view, export  # 
 from daharness.cli import validate, schema, doctor, agents, suites, generate  # noqa: F401
 
 # isort: on
-from daharness.cli.app import app, main
+from daharness.cli.app import app, main, root_command
 
-__all__ = ["app", "main"]
+__all__ = ["app", "main", "root_command"]

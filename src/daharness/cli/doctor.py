@@ -28,11 +28,12 @@ def doctor(
     from daharness.core.registry import backends
     from daharness.families.workflow.apps import describe_apps
     from daharness.report.terminal import print_isolation
-    from daharness.sandbox import cgroups, describe_desktop, describe_isolation
+    from daharness.sandbox import cgroups, describe_desktop, describe_isolation, probe_cache
     from daharness.sandbox.scratch import reap_stale
 
     if sandbox not in backends:
         raise UserError(f"--sandbox: no backend {sandbox!r} (known: {', '.join(backends)})")
+    probe_cache.forget()  # the doctor probes bubblewrap afresh, whatever an earlier command found
     reaped = reap_stale()
     cgroups.remove_stale()
     report = describe_isolation(sandbox, Limits())

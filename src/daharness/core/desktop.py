@@ -13,6 +13,7 @@ an element is kept when its tag is one a user acts on or reads, it is showing an
 
 from __future__ import annotations
 
+import functools
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, model_validator
@@ -29,6 +30,8 @@ class DesktopUnavailable(RuntimeError):
 
 class ScreenElement(BaseModel):
     """One element of the accessibility tree, placed on the screen (x = y = -1: not on screen)."""
+
+    model_config = ConfigDict(defer_build=True)  # built when a desktop is first observed, not at import
 
     tag: str
     name: str = ""
@@ -48,7 +51,7 @@ class ScreenElement(BaseModel):
 class DesktopView(BaseModel):
     """One observation of the screen, in the form the run asked for."""
 
-    model_config = ConfigDict(arbitrary_types_allowed=True)
+    model_config = ConfigDict(arbitrary_types_allowed=True, defer_build=True)
 
     observation: ObservationType
     image: bytes | None = Field(default=None, description="PNG: the screenshot (with the marks for som).")
@@ -128,7 +131,8 @@ Key = Annotated[str, Field(min_length=1)]
 
 
 class _Action(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    # the actions are built on first use: most runs have no desktop
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     def pyautogui(self) -> str:
         """The action as pyautogui code (the sandbox imports pyautogui and time for it)."""
@@ -302,7 +306,14 @@ ScreenAction = Annotated[
     | Done,
     Field(discriminator="action_type"),
 ]
-_ACTIONS: TypeAdapter[Any] = TypeAdapter(ScreenAction)
+
+
+@functools.cache
+def _actions() -> TypeAdapter[Any]:
+    """The validator of `ScreenAction`, built on the first JSON action (most runs have none)."""
+    return TypeAdapter(ScreenAction)
+
+
 _ALIASES = {"DRAG": "DRAG_TO", "KEY": "PRESS", "TYPE": "TYPING"}
 
 
@@ -321,7 +332,7 @@ def parse_screen_action(data: Any) -> Any:
         kind = flat["action_type"].upper()
         flat["action_type"] = _ALIASES.get(kind, kind)
     try:
-        return _ACTIONS.validate_python(flat)
+        return _actions().validate_python(flat)
     except ValidationError as exc:
         first = exc.errors()[0]
         where = [str(part) for part in first["loc"][1:]]  # the first part is the action type itself

@@ -21,7 +21,8 @@ from daharness.core.task import Task
 class ScorerOptions(BaseModel):
     """Base of every scorer's options: unknown keys are an error naming the key."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # built when a suite names the scorer: registering the families defines dozens that a run never uses
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
 
 class NoOptions(ScorerOptions):

@@ -7,6 +7,7 @@ turn of the (simulated) user, or a free-form note. Events are saved as JSON in
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from typing import Annotated, Any, Literal
 
@@ -53,12 +54,17 @@ class Note(BaseModel):
 
 
 Event = Annotated[ModelCall | ActionEvent | UserTurn | Note, Field(discriminator="type")]
-_EVENTS = TypeAdapter(list[Event])
+
+
+@functools.cache
+def _events() -> TypeAdapter[list[Event]]:
+    """The validator of saved events, built when a trajectory is first read back (a run writes them)."""
+    return TypeAdapter(list[Event])
 
 
 def parse_events(raw: list[Any]) -> list[Event]:
     """Events from their saved JSON form (raises pydantic's ValidationError on a malformed one)."""
-    return _EVENTS.validate_python(raw)
+    return _events().validate_python(raw)
 
 
 def dump_events(events: list[Event]) -> list[dict[str, Any]]:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +12,8 @@ from daharness.core.errors import UserError, located, plain_message
 
 
 class ModelSettings(BaseModel):
-    model_config = ConfigDict(extra="forbid", protected_namespaces=())
+    # built when a model is named: a run of the reference agent has none
+    model_config = ConfigDict(extra="forbid", protected_namespaces=(), defer_build=True)
 
     model: str = Field(min_length=1, description="Model id sent to the API (the deployment name on Azure).")
     base_url: str | None = Field(default=None, description="None: the SDK default (OpenAI).")
@@ -76,6 +76,8 @@ def _describe(exc: ValidationError, prefix: str) -> str:
 
 def load_model_file(path: Path) -> dict[str, ModelSettings]:
     """Named models of a TOML file, one `[models.NAME]` table each."""
+    import tomllib  # read for a models file only
+
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except OSError as exc:

@@ -11,7 +11,6 @@ from daharness.core.limits import Limits
 from daharness.core.registry import backends
 from daharness.core.task import Task
 from daharness.sandbox.bwrap import BwrapSandbox
-from daharness.sandbox.desktop import desktop_status
 from daharness.sandbox.kernel_client import KernelSandbox, SandboxError, SandboxNotStarted, kill_all_sandboxes
 from daharness.sandbox.local import UNSAFE_BACKEND, UNSAFE_WARNING, LocalSandbox
 from daharness.sandbox.workspace import Workspace
@@ -36,6 +35,8 @@ def check_backend(backend: str) -> None:
 
 def describe_desktop(backend: str) -> dict[str, Any]:
     """Whether the named backend can give a sample a desktop on this machine, and if not, why."""
+    from daharness.sandbox.desktop.availability import desktop_status
+
     status = desktop_status()
     try:
         backends.get(backend).cls.check_desktop()

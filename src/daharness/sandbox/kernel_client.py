@@ -30,7 +30,7 @@ from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from daharness.core.backend import ReadOnlyOverlay, SandboxBackend, Snapshot
 from daharness.core.desktop import (
@@ -47,15 +47,15 @@ from daharness.core.submission import ActionEvent
 from daharness.core.task import Task
 from daharness.sandbox.captures import CaptureStore
 from daharness.sandbox.cgroups import SandboxCgroup, kill_until_gone
-from daharness.sandbox.desktop.apps import launch_command
-from daharness.sandbox.desktop.session import AGENT_ENV, DESKTOP_PROCESSES, DesktopSession
-from daharness.sandbox.desktop.views import build_view
 from daharness.sandbox.namespaces import namespace_init
 from daharness.sandbox.quota import QuotaGuard
 from daharness.sandbox.scratch import process_scratch
 from daharness.sandbox.support import sandbox_additions
 from daharness.sandbox.template import ForkedKernel, KernelTemplate, TemplateUnavailable
 from daharness.sandbox.workspace import CopyQuota, Workspace, display_name
+
+if TYPE_CHECKING:  # the desktop's modules are imported by the sandboxes that have one
+    from daharness.sandbox.desktop.session import DesktopSession
 
 _PROCESS_HEADROOM = 4  # the kernel's own threads count against the limit too
 _GRACE_S = 3.0  # how long a kernel may take to answer after its own step timeout fired
@@ -165,8 +165,11 @@ class KernelSandbox(SandboxBackend):
     def __init__(self, task: Task, limits: Limits | None = None, *, desktop: bool = False) -> None:
         self.task = task
         self.limits = limits or Limits()
-        self._desktop = DesktopSession() if desktop else None
+        self._desktop: DesktopSession | None = None
         if desktop:  # the desktop's processes and the applications on it count too
+            from daharness.sandbox.desktop.session import DESKTOP_PROCESSES, DesktopSession
+
+            self._desktop = DesktopSession()
             self.limits = dataclasses.replace(
                 self.limits, processes=self.limits.processes + DESKTOP_PROCESSES
             )
@@ -463,7 +466,11 @@ class KernelSandbox(SandboxBackend):
 
     def desktop_env(self) -> dict[str, str]:
         """What the agent's code needs to reach the desktop (nothing without one)."""
-        return dict(AGENT_ENV) if self._desktop is not None else {}
+        if self._desktop is None:
+            return {}
+        from daharness.sandbox.desktop.session import AGENT_ENV
+
+        return dict(AGENT_ENV)
 
     @classmethod
     def check_desktop(cls) -> None:
@@ -478,6 +485,8 @@ class KernelSandbox(SandboxBackend):
         wants_image = observation != "a11y_tree"
         wants_elements = observation != "screenshot"
         image, elements, _ = session.observe(screenshot=wants_image, elements=wants_elements)
+        from daharness.sandbox.desktop.views import build_view
+
         return build_view(observation, image, elements, time.perf_counter() - started)
 
     def act_on_desktop(self, action: Any, timeout: float | None = None) -> Observation:
@@ -506,6 +515,8 @@ class KernelSandbox(SandboxBackend):
 
     def start_program(self, command: list[str], name: str) -> Observation:
         """Start a program as the agent, detached (an application on the screen, a server)."""
+        from daharness.sandbox.desktop.apps import launch_command
+
         return self.bash(launch_command(command, name))
 
     def _require_desktop(self) -> DesktopSession:

@@ -53,7 +53,7 @@ _JSON_OBJECT = re.compile(r"\{.*\}", re.DOTALL)
 class GeneratedQuestion(BaseModel):
     """What the model must reply for one question (DABench's fields)."""
 
-    model_config = ConfigDict(extra="ignore")
+    model_config = ConfigDict(extra="ignore", defer_build=True)  # built by `generate`, not by every run
     question: str = Field(min_length=10)
     constraints: str = ""
     format: str = Field(min_length=4)

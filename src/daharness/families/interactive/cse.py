@@ -21,7 +21,7 @@ import math
 import os
 from collections.abc import Sequence
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 S1_THRESHOLD = 0.85  # CodeT5+
 S2_THRESHOLD = 0.9  # Ada
@@ -30,6 +30,8 @@ KEY_VARIABLES = ("DAHARNESS_CSE_API_KEY", "OPENAI_API_KEY")
 
 class CseSettings(BaseModel):
     """Where the two embedding models are: one OpenAI-compatible endpoint, CodeT5+'s name then Ada's."""
+
+    model_config = ConfigDict(defer_build=True)  # built when CSE is asked for, not when families register
 
     base_url: str
     models: list[str] = Field(min_length=2, max_length=2, description="[CodeT5+ model, Ada model]")

@@ -28,7 +28,7 @@ from daharness.suites.manifest import read_manifest
 
 
 class _ScorerEntry(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)  # built when a workspace suite loads
 
     name: StrictStr
     options: dict[str, Any] | None = None
@@ -38,7 +38,7 @@ class TaskFile(BaseModel):
     """A task's `task.json` (README.md, "Writing a workspace suite"): its JSON types, checked when the suite loads;
     fields it does not know are kept out and named in a warning."""
 
-    model_config = ConfigDict(extra="ignore")
+    model_config = ConfigDict(extra="ignore", defer_build=True)  # built when a workspace suite loads
 
     id: StrictStr | None = None  # a number is read as its text
     instruction: StrictStr

@@ -8,12 +8,39 @@ id of their own with the controller (`daharness_desktop`), which is the only sou
 accessibility trees, read over connections it opened before any agent code ran. Applications the
 agent works in (LibreOffice, JupyterLab, the terminal) run as the agent, since they read and write its
 files.
+
+The names below are imported when first used (PEP 562): a run whose samples have no desktop imports
+none of the session's modules, nor the action models they build.
 """
 
-from daharness.sandbox.desktop.apps import launch_command
-from daharness.sandbox.desktop.availability import check_desktop, desktop_problem, desktop_status
-from daharness.sandbox.desktop.session import AGENT_ENV, DEBUG_PORT, DESKTOP_PROCESSES, DesktopSession
-from daharness.sandbox.desktop.views import build_view, mark_elements
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from daharness.sandbox.desktop.apps import launch_command
+    from daharness.sandbox.desktop.availability import check_desktop, desktop_problem, desktop_status
+    from daharness.sandbox.desktop.session import AGENT_ENV, DEBUG_PORT, DESKTOP_PROCESSES, DesktopSession
+    from daharness.sandbox.desktop.views import build_view, mark_elements
+
+_PROVIDERS: dict[str, tuple[str, ...]] = {
+    "apps": ("launch_command",),
+    "availability": ("check_desktop", "desktop_problem", "desktop_status"),
+    "session": ("AGENT_ENV", "DEBUG_PORT", "DESKTOP_PROCESSES", "DesktopSession"),
+    "views": ("build_view", "mark_elements"),
+}
+_MODULE_OF = {name: module for module, names in _PROVIDERS.items() for name in names}
+
+
+def __getattr__(name: str) -> Any:
+    module = _MODULE_OF.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "AGENT_ENV",

@@ -63,7 +63,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
 
-import json5
 from pydantic import Field, model_validator
 
 from daharness.core.registry import scorer
@@ -102,6 +101,8 @@ def _loads(text: str) -> Any:
         return json.loads(text)
     except ValueError:
         pass
+    import json5  # loaded when an answer is not plain JSON, not when the scorers register
+
     try:
         return json5.loads(text)
     except ValueError:
@@ -176,6 +177,8 @@ def _official_answer(answer_text: str | None, answer_file: Path | None) -> tuple
 
 def _official_loads(span: str) -> Any:
     """The official ``text2json``: JSON5, retried with escaped newlines unescaped; None when both fail."""
+    import json5
+
     for text in (span, span.replace("\\n", "\n")):
         try:
             return json5.loads(text)
