@@ -132,7 +132,8 @@ def script_need(
     script runs before the agent's processes are stopped (a postconfig step on a sample's desktop),
     while the servers on localhost still answer. `installed`: whether a Python package is installed
     where the script's `pip install` would put it. `docker_host_postgres`: a Postgres connection to Docker's
-    host address 172.17.0.1 reaches the sample's PostgreSQL (Airflow's services). `agent_servers`: the
+    host address 172.17.0.1 reaches the sample's PostgreSQL (Airflow hands such connections out on
+    127.0.0.1: standins/airflow_docker_host.py). `agent_servers`: the
     application's servers the agent starts on other ports are started again for the checks (Dagster's)."""
     text = path.read_text(encoding="utf-8", errors="replace")
     code = "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("#"))
