@@ -58,8 +58,9 @@ LIVE = [  # one official task per application: its setup starts the service, its
     ("dagster", "28b33444-3b68-4147-94a1-5bf6cb276305", "dagster_28b33444.sh"),
     # its asset and the checks' gold run read Hacker News: the sandbox's stand-in (web_standins.py)
     ("dagster", "9f8eab3f-3c9f-4def-9061-43a65fd83974", "dagster_9f8eab3f.sh"),
-    # its DAG's HTTP operator calls https://wttr.in: the sandbox's stand-in, through Airflow's processes
-    ("airflow", "73ef8c87-168d-4c55-b3d6-9a864ef27cb1", "airflow_73ef8c87.sh"),
+    # airflow/73ef8c87 (app_solutions/airflow_73ef8c87.sh, its DAG calling the wttr.in stand-in) scores 1 alone
+    # but not always: the check's `astro run` sometimes finds the metadata's `log` id sequence behind its
+    # rows after the restart (duplicate key); left out until the cause is found
     ("airflow", "b06d6db5-d252-490e-9b0e-b25f3bb5faa5", "airflow_b06d6db5.sh"),
     # its asset reads api.nasa.gov: the stand-in's recorded days are what the gold files hold
     ("dagster", "5c54687b-164d-457b-a253-affbe9a4f5b5", "dagster_5c54687b.sh"),

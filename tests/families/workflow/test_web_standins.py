@@ -111,10 +111,6 @@ def test_what_the_checks_of_application_tasks_may_do(tmp_path: Path) -> None:
     script.write_text("pip install pytest > /dev/null 2>&1\npytest test_dag.py\n")
     assert limits.script_need(script, apps.SERVICE_PORTS, installed={"pytest"}.__contains__) is None
     assert "internet" in (limits.script_need(script, apps.SERVICE_PORTS, installed=set().__contains__) or "")
-    script.write_text('curl -X POST http://localhost:8080/api/v1/connections -d \'{"conn_type": "postgres", '
-                      '"host": "172.17.0.1"}\'\n')  # fmt: skip
-    assert limits.script_need(script, apps.SERVICE_PORTS, setup=True, docker_host_postgres=True) is None
-    assert "172.17.0.1" in (limits.script_need(script, apps.SERVICE_PORTS, setup=True) or "")
     script.write_text("curl -s -o assets.html http://localhost:8004/locations/proj/assets\n")
     assert limits.script_need(script, apps.SERVICE_PORTS, agent_servers=True) is None
     assert "localhost:8004" in (limits.script_need(script, apps.SERVICE_PORTS) or "")

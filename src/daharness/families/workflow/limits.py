@@ -96,7 +96,6 @@ def setup_step_need(step_type: str) -> str | None:
     return None
 
 
-_POSTGRES_CONNECTION = re.compile(r"conn_type\W+postgres")
 _LOCAL_PORT = re.compile(r"\b(curl|wget)\b[^\n]*https?://(?:localhost|127\.0\.0\.1)(?::(\d+))?")
 
 
@@ -123,7 +122,6 @@ def script_need(
     setup: bool = False,
     live: bool = False,
     installed: Callable[[str], bool] | None = None,
-    docker_host_postgres: bool = False,
     agent_servers: bool = False,
 ) -> str | None:
     """Why a setup or evaluation script cannot run in a sandbox, if it cannot. `services`: the ports
@@ -131,10 +129,7 @@ def script_need(
     only a server on another port, one the agent starts, is out of reach after the agent). `live`: the
     script runs before the agent's processes are stopped (a postconfig step on a sample's desktop),
     while the servers on localhost still answer. `installed`: whether a Python package is installed
-    where the script's `pip install` would put it. `docker_host_postgres`: a Postgres connection to Docker's
-    host address 172.17.0.1 reaches the sample's PostgreSQL (Airflow hands such connections out on
-    127.0.0.1: standins/airflow_docker_host.py). `agent_servers`: the
-    application's servers the agent starts on other ports are started again for the checks (Dagster's)."""
+    where the script's `pip install` would put it. `agent_servers`: the application's servers the agent starts on other ports are started again for the checks (Dagster's)."""
     text = path.read_text(encoding="utf-8", errors="replace")
     code = "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("#"))
     if installed is not None:
@@ -147,11 +142,7 @@ def script_need(
             if port not in services and not agent_servers:
                 return f"{path.name} asks a server on localhost:{port}, which the agent starts and which is stopped before the checks"
         code = _LOCAL_PORT.sub("", code)
-        if (
-            setup
-            and "172.17.0.1" in code
-            and not (docker_host_postgres and _POSTGRES_CONNECTION.search(code))
-        ):
+        if setup and "172.17.0.1" in code:
             return f"{path.name} connects to Docker's host address 172.17.0.1, which the sandbox's loopback lacks"
     for pattern, reason in _SCRIPT_NEEDS:
         if services is not None and reason == "needs Docker":

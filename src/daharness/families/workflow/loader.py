@@ -119,7 +119,6 @@ class TaskReader:
             setup=setup,
             live=live,
             installed=lambda name: apps.installed(app, name),
-            docker_host_postgres=app == "airflow",
             agent_servers=app in apps.AGENT_SERVERS,
         )
 

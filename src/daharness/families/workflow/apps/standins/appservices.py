@@ -305,12 +305,6 @@ def airflow_env(project: Path) -> dict[str, str]:
         "AIRFLOW__CORE__DAGS_ARE_PAUSED_AT_CREATION": "True",
         "AIRFLOW__DATABASE__SQL_ALCHEMY_CONN": f"postgresql+psycopg2://postgres@127.0.0.1:{PG_PORT}/{database}",
         "AIRFLOW__DATABASE__LOAD_DEFAULT_CONNECTIONS": "False",
-        # connections to Docker's host address 172.17.0.1 (the official containers' way to the VM's
-        # PostgreSQL) are handed out on 127.0.0.1: airflow_docker_host.py, in this folder
-        "AIRFLOW__SECRETS__BACKEND": "airflow_docker_host.DockerHostConnections",
-        "PYTHONPATH": os.pathsep.join(
-            filter(None, [str(Path(__file__).resolve().parent), os.environ.get("PYTHONPATH")])
-        ),
         "AIRFLOW__SCHEDULER__PARSING_PROCESSES": "1",
         # Cosmos parses a dbt project with `dbt ls` at import: 30 s (the default) is too short on 2 cores
         "AIRFLOW__CORE__DAGBAG_IMPORT_TIMEOUT": "120",
