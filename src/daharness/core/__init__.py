@@ -6,8 +6,9 @@ The names below are imported when first used (PEP 562), so that a command needin
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from daharness.core.lazy import lazy_attributes
 
 if TYPE_CHECKING:
     from daharness.core.agent import Agent
@@ -46,16 +47,7 @@ _PROVIDERS: dict[str, tuple[str, ...]] = {
     "suite": ("Suite",),
     "task": ("Conjunction", "Family", "Task"),
 }
-_MODULE_OF = {name: module for module, names in _PROVIDERS.items() for name in names}
-
-
-def __getattr__(name: str) -> Any:
-    module = _MODULE_OF.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_attributes(__name__, _PROVIDERS)
 
 
 __all__ = [

@@ -13,6 +13,7 @@ come up). See `services.py` for what happens around the agent.
 from __future__ import annotations
 
 import functools
+import importlib.util
 import os
 import re
 from pathlib import Path
@@ -70,6 +71,8 @@ def app_of(task: Task) -> str | None:
 
 def missing(app: str) -> str | None:
     """Why the application cannot run on this machine, or None."""
+    if importlib.util.find_spec("cryptography") is None:  # the web API stand-ins' certificates
+        return "needs the cryptography package: pip install 'daharness[workflow]'"
     for name in ENVIRONMENTS[app]:
         if not (apps_dir() / name / "bin" / "python").exists():
             return f"needs the {app} environment: run scripts/setup-apps.sh ({apps_dir() / name} is missing)"
