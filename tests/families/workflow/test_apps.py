@@ -1,6 +1,7 @@
 """Dagster, Airflow and Superset tasks (issue 25): which tasks the loader supports, what a sandbox with
-services holds, and one official task per application run through the real services: untouched it
-scores 0 (Superset), and the agent's actions (REST calls, files and the application's CLI) score 1.
+services holds, and official tasks of each application run through the real services: untouched it
+scores 0 (Superset), and the agent's actions score 1: REST calls, files and the application's CLI, or
+GUI actions on the application's web UI in the sample's browser (screen_solutions.py).
 The live tests need scripts/setup-apps.sh's environments and the shared tasks; they skip without."""
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from desktop_helpers import DESKTOP_LIMITS, needs_desktop
 from helpers import shared_folder
 
 from daharness.agents.reference import ReferenceAgent
@@ -20,6 +22,8 @@ from daharness.families.workflow.validate import IdleAgent
 from daharness.runs.pipeline import SandboxSettings, solve_and_collect
 from daharness.sandbox.service_mounts import passwd
 from daharness.scoring import score_submission
+from families.workflow import screen_solutions
+from families.workflow.screen_agent import ScreenScriptAgent, Step
 
 DESKTOP_TASKS = shared_folder() / "spider2v-desktop"
 SOLUTIONS = Path(__file__).parent / "app_solutions"
@@ -50,12 +54,7 @@ def test_the_sandbox_user_is_named_as_on_the_vm() -> None:
 
 LIVE = [  # one official task per application: its setup starts the service, its check asks it
     ("superset", "77df6495-2dd5-4318-a358-eb9b5ffb6671", "superset_77df6495.py"),
-    ("superset", "9771b80c-81e3-4d5e-873a-0c66d1a12d0b", "superset_9771b80c.py"),
     ("superset", "86d91add-e9c8-416f-b385-38c9934afa7a", "superset_86d91add.sh"),
-    # scored 0 now and then until the restart for the checks removed gunicorn's and the scheduler's stale pid
-    # files (their numbers belong to other processes of the restarted sandbox; appservices.remove_stale_pidfiles)
-    ("airflow", "28467077-983e-4848-9ba3-75848872ee1e", "airflow_28467077.sh"),
-    ("dagster", "28b33444-3b68-4147-94a1-5bf6cb276305", "dagster_28b33444.sh"),
     # its asset and the checks' gold run read Hacker News: the sandbox's stand-in (web_standins.py)
     ("dagster", "9f8eab3f-3c9f-4def-9061-43a65fd83974", "dagster_9f8eab3f.sh"),
     # airflow/73ef8c87 (app_solutions/airflow_73ef8c87.sh, its DAG calling the wttr.in stand-in) scores 1 alone
@@ -67,6 +66,18 @@ LIVE = [  # one official task per application: its setup starts the service, its
     # the check asks a server the agent started: the harness starts it again (services.note_agent_servers)
     ("dagster", "0dff0011-afff-4ab8-ae07-83f5ab95d215", "dagster_0dff0011.sh"),
 ]
+# solved on the screen: GUI actions on the application's web UI (screen_solutions.py), on a desktop
+ON_SCREEN = [
+    # the setup's astro_webui_init logged the browser in; the check reads the connection with the CLI
+    # (scored 0 now and then until the restart for the checks removed gunicorn's and the scheduler's stale
+    # pid files, whose numbers belong to other processes of the restarted sandbox)
+    ("airflow", "28467077-983e-4848-9ba3-75848872ee1e", screen_solutions.AIRFLOW_CONNECTION),
+    # the check reads the URL of the tab shown after the agent (validate_correct_url)
+    ("airflow", "425e038b-6965-442d-b9a3-e72f05c1911f", screen_solutions.AIRFLOW_DEPENDENCIES),
+    ("dagster", "28b33444-3b68-4147-94a1-5bf6cb276305",
+     screen_solutions.dagster_sensor(SOLUTIONS / "dagster_28b33444_files.sh")),
+    ("superset", "9771b80c-81e3-4d5e-873a-0c66d1a12d0b", screen_solutions.SUPERSET_DATASET),
+]  # fmt: skip
 
 
 @pytest.fixture(scope="module")
@@ -84,8 +95,8 @@ def _task(tasks: dict[str, Task], app: str, task_id: str) -> Task:
     return tasks[task_id]
 
 
-def _score(task: Task, agent: Agent) -> float:
-    submission, snapshot = solve_and_collect(task, agent, SandboxSettings())
+def _score(task: Task, agent: Agent, settings: SandboxSettings | None = None) -> float:
+    submission, snapshot = solve_and_collect(task, agent, settings or SandboxSettings())
     try:
         return score_submission(task, submission, snapshot, ScoringSettings()).value
     finally:
@@ -114,3 +125,15 @@ def test_a_fake_server_on_the_asked_port_is_not_started_again(desktop_tasks: dic
     code = (SOLUTIONS / "dagster_0dff0011_fake.sh").read_text()
     cheat = task.model_copy(update={"reference": ReferenceSolution(language="bash", code=code)})
     assert _score(cheat, ReferenceAgent()) == 0.0
+
+
+@needs_desktop
+@pytest.mark.parametrize(
+    ("app", "task_id", "steps"), ON_SCREEN, ids=[f"{app}-{task[:8]}" for app, task, _ in ON_SCREEN]
+)
+def test_gui_actions_on_the_web_ui_score_1(
+    desktop_tasks: dict[str, Task], app: str, task_id: str, steps: list[Step]
+) -> None:
+    task = _task(desktop_tasks, app, task_id).model_copy(update={"desktop": True})
+    settings = SandboxSettings(limits=DESKTOP_LIMITS, desktop=True)
+    assert _score(task, ScreenScriptAgent(steps), settings) == 1.0

@@ -34,7 +34,14 @@ from daharness.core.submission import Note, Submission
 from daharness.core.suite import Suite
 from daharness.core.task import SetupStep, Task
 from daharness.families.workflow import screen
-from daharness.families.workflow.apps import APP_STEP_TIMEOUT_S, HOME_FILES, app_additions, app_of, conda_sh
+from daharness.families.workflow.apps import (
+    APP_STEP_TIMEOUT_S,
+    HOME_FILES,
+    app_additions,
+    app_of,
+    conda_sh,
+    webui,
+)
 from daharness.families.workflow.apps import services as app_services
 from daharness.families.workflow.checks import (
     agent_files_at_check_paths,
@@ -109,8 +116,10 @@ class WorkflowFamily(FamilyBase):
                 env.sandbox.write_file(name, text)
             app_services.start_system_services(env.sandbox, app)
         for step in task.setup:
-            if "service" in step.args:  # an application's health check, with or without a desktop
+            if "service" in step.args:  # an application's health check, and on a desktop its page
                 run_step(env.sandbox, step, timeout=step_timeout(task))
+                if screen.has_desktop(env.sandbox):
+                    webui.run_init_step(env.sandbox, step.args)
             elif screen.is_gui_step(step) and screen.has_desktop(env.sandbox):
                 screen.run_gui_step(env.sandbox, step, env.sandbox.workdir)
             else:

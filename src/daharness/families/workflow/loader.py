@@ -231,8 +231,11 @@ class TaskReader:
                 else:
                     steps.append(SetupStep(kind="command", args={"argv": command}))
             elif self.app and kind in apps.HEALTH_STEPS:
+                page = {key: params[key] for key in ("url", "actions") if key in params}
                 steps.append(
-                    SetupStep(kind="open", args={"official": kind, "service": apps.HEALTH_STEPS[kind]})
+                    SetupStep(
+                        kind="open", args={"official": kind, "service": apps.HEALTH_STEPS[kind], **page}
+                    )
                 )
             elif self.app and kind == "copyfile_from_host_to_guest":
                 source = self._source(str(params.get("src", "")), folder)

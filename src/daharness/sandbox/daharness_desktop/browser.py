@@ -141,6 +141,11 @@ class Browser:
         self.painted(target)
         return next(tab for tab in self.tabs() if tab["id"] == target)
 
+    def close_tab(self, target: str) -> dict[str, Any]:
+        self.call("Target.closeTarget", {"targetId": target})
+        self._sessions.pop(target, None)
+        return {}
+
     def check_page(
         self, url: str, selectors: list[str], wait_s: float, load_timeout_s: float = 30.0
     ) -> dict[str, Any]:

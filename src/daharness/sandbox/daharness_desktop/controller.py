@@ -2,7 +2,8 @@
 
 Requests (one JSON object per line): {"op": "observe", "screenshot": bool, "elements": bool} |
 {"op": "windows"} | {"op": "activate", "window": id} | {"op": "open_url", "url"} | {"op": "tabs"} |
-{"op": "html", "id": tab} | {"op": "check_page", "url", "selectors": [css], "wait": s} |
+{"op": "html", "id": tab} | {"op": "evaluate", "id": tab, "expression": js} | {"op": "close_tab", "id": tab} |
+{"op": "check_page", "url", "selectors": [css], "wait": s} |
 {"op": "ping"}. Each gets one answer: the op's fields, or {"error": {"name", "value"}}. The first line
 the controller writes is {"ready": true, "timings": {...}} once the display, the window manager, the
 accessibility bus and (when asked) the browser answer, or {"ready": false, "error": ...}.
@@ -44,6 +45,11 @@ class Controller:
             "html": lambda request: {
                 "html": self._browser().evaluate(str(request["id"]), "document.documentElement.outerHTML")
             },
+            # a setup step's page script (the official setup's Playwright login): the harness's, never the agent's
+            "evaluate": lambda request: {
+                "value": self._browser().evaluate(str(request["id"]), str(request["expression"]))
+            },
+            "close_tab": lambda request: self._browser().close_tab(str(request["id"])),
             "check_page": lambda request: self._browser().check_page(
                 str(request["url"]),
                 [str(selector) for selector in request.get("selectors", [])],

@@ -22,6 +22,7 @@ RUN_DIR = Path("/tmp/.daharness-desktop")
 X_SOCKETS = Path("/tmp/.X11-unix")
 DISPLAY = ":0"
 A11Y_BUS = RUN_DIR / "a11y-bus"
+_PREFERENCES = {"credentials_enable_service": False, "profile": {"password_manager_enabled": False}}
 _A11Y_CONFIG = """<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
  "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
 <busconfig>
@@ -116,6 +117,10 @@ class Services:
         profile = RUN_DIR / "chromium"
         if not profile.exists():
             _private_folder(profile, 0o700)
+            # no "Save password?" bubble over the page after a setup's login (the official VM's Chrome has
+            # none either: its profile was set up once by hand)
+            (profile / "Default").mkdir(mode=0o700)
+            (profile / "Default" / "Preferences").write_text(json.dumps(_PREFERENCES))
         self._spawn(
             "browser",
             [

@@ -1,6 +1,6 @@
-# The agent's actions for Spider2-V dagster/28b33444 (a sensor `directory_sensor` launching `log_file_job`,
-# started): the project's files written, then the sensor started with Dagster's CLI on the instance the
-# UI serves (as the UI's toggle does).
+# The agent's file actions for Spider2-V dagster/28b33444 (a sensor `directory_sensor` launching
+# `log_file_job`): the sensor's module and the definitions that list it, as its tutorial's editor steps
+# write them; screen_solutions.dagster_sensor then starts it on the Dagster UI.
 cd ~/file-watch-sensor
 cat > file_watch_sensor/directory_sensor.py <<'PY'
 import os
@@ -24,7 +24,3 @@ all_assets = load_assets_from_modules([assets])
 
 defs = Definitions(assets=all_assets, sensors=[directory_sensor])
 PY
-source ~/anaconda3/etc/profile.d/conda.sh
-conda activate dagster
-export DAGSTER_HOME=~/.dagster
-dagster sensor start directory_sensor
