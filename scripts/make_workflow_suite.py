@@ -33,6 +33,7 @@ import pandas as pd
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
 from daharness.families.workflow import tools_dir
+from daharness.families.workflow.apps import APPS
 
 REPO = Path(__file__).resolve().parents[1]
 SUITE = REPO / "src" / "daharness" / "families" / "workflow" / "suite"
@@ -68,6 +69,9 @@ class Spec:
     eval_script: str | None = None
     destinations: dict[str, str] = field(default_factory=dict)  # file -> path in the home (default: ~/NAME)
     gold: dict[str, str] = field(default_factory=dict)  # gold name -> path in the home after the solution
+    # gold files written from the data here (an application task's solution needs its services to run)
+    gold_files: dict[str, Callable[[Path], None]] = field(default_factory=dict)
+    web_ui: dict[str, Any] | None = None  # the official `*_webui_init` step that follows the setup
     actions: int = 4
 
 
@@ -210,6 +214,10 @@ def build(spec: Spec) -> None:
                 "parameters": {"src": src(spec, "init.sh"), "dest": f"{HOME}/init.sh"},
             }
         )
+    if spec.web_ui:
+        config.append(spec.web_ui)
+    for name, writer in spec.gold_files.items():
+        writer(folder / name)
     if spec.app == "excel":
         for dest in (spec.destinations.get(n, n) for n in spec.files if n.endswith(".xlsx")):
             config.append({"type": "open", "parameters": {"path": f"{HOME}/{dest}"}})
@@ -224,7 +232,8 @@ def build(spec: Spec) -> None:
         "evaluator": spec.evaluator, "counterpart": None,
     }  # fmt: skip
     (folder / f"{spec.id}.json").write_text(json.dumps(task, indent=2) + "\n")
-    make_gold(spec, folder)
+    if spec.app not in APPS:  # an application's services run only in the sandbox
+        make_gold(spec, folder)
 
 
 def make_gold(spec: Spec, folder: Path) -> None:
@@ -1142,7 +1151,414 @@ def kernel_spec() -> Spec:
 
 
 def all_specs() -> list[Spec]:
-    return [*excel_specs(), *dbt_specs(), *jupyter_specs(), kernel_spec()]
+    return [*excel_specs(), *dbt_specs(), *jupyter_specs(), kernel_spec(), *app_specs()]
+
+
+# ---- Dagster, Airflow and Superset tasks: services in the sandbox (docs/apps.md) --------------------------
+
+
+def project_zip(project: str, files: dict[str, str | bytes]) -> Callable[[Path], None]:
+    def write(path: Path) -> None:
+        buffer = io.BytesIO()
+        with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+            for name in sorted(files):
+                info = zipfile.ZipInfo(f"{project}/{name}", date_time=(2024, 1, 1, 0, 0, 0))
+                info.external_attr = 0o644 << 16
+                archive.writestr(info, files[name])
+        path.write_bytes(buffer.getvalue())
+
+    return write
+
+
+def barley() -> pd.DataFrame:
+    """The Minnesota barley trials (vega-datasets' barley.json, shipped by the workspace suite)."""
+    return pd.read_json(DATA / "eda-barley-site-bar" / "source" / "barley.json")
+
+
+DAGSTER_INIT = """#!/bin/bash
+# the Dagster project {project} in ~/projects, its webserver and daemon on :3000 (as the official tasks do)
+source /home/user/anaconda3/etc/profile.d/conda.sh
+conda activate dagster
+mkdir -p ~/projects && cd ~/projects
+unzip -q ~/{project}.zip && rm -f ~/{project}.zip
+cd {project}
+export DAGSTER_HOME=/home/user/.dagster
+dagster dev -p 3000 > start_server.log 2>&1 &
+for i in $(seq 60); do grep -qi "Serving dagster-webserver on" start_server.log && break; sleep 1; done
+"""
+BARLEY_ASSETS = '''from pathlib import Path
+
+import pandas as pd
+from dagster import asset
+
+DATA = Path(__file__).resolve().parents[1] / "data"
+
+
+@asset
+def barley_trials() -> pd.DataFrame:
+    """The Minnesota barley trials of 1931 and 1932: one row per site, variety and year (yield in bushels per acre)."""
+    return pd.read_csv(DATA / "barley.csv")
+'''
+BARLEY_SOLUTION = """cd ~/projects/barley
+cat >> barley/assets.py <<'PY'
+
+
+@asset
+def yield_by_site(barley_trials: pd.DataFrame) -> None:
+    table = barley_trials.groupby("site", as_index=False)["yield"].mean().rename(columns={"yield": "mean_yield"})
+    table["mean_yield"] = table["mean_yield"].round(2)
+    table.sort_values("mean_yield", ascending=False).to_csv(DATA / "yield_by_site.csv", index=False)
+PY
+source ~/anaconda3/etc/profile.d/conda.sh
+conda activate dagster
+export DAGSTER_HOME=/home/user/.dagster
+dagster asset materialize -m barley --select barley_trials,yield_by_site
+"""
+# the asset is in the served definitions downstream of barley_trials and was materialized through the
+# instance; then its file is made again by the agent's code in a scratch instance, for the CSV comparison
+BARLEY_EVAL = """#!/bin/bash
+source /home/user/anaconda3/etc/profile.d/conda.sh
+conda activate dagster
+cd /home/user/projects/barley
+query='{"query": "{ assetNodes(assetKeys: [{path: [\\"yield_by_site\\"]}]) { dependencyKeys { path } assetMaterializations(limit: 1) { runId } } }"}'
+answer=$(curl -s -X POST http://localhost:3000/graphql -H 'Content-Type: application/json' -d "$query")
+python - "$answer" <<'PY'
+import json, sys
+try:
+    nodes = json.loads(sys.argv[1])["data"]["assetNodes"]
+except (ValueError, KeyError, TypeError):
+    nodes = []
+depends = bool(nodes) and ["barley_trials"] in [key["path"] for key in nodes[0]["dependencyKeys"]]
+print("yield_by_site asset " + ("succeed" if depends else "failed"))
+print("yield_by_site materialization " + ("succeed" if nodes and nodes[0]["assetMaterializations"] else "failed"))
+PY
+rm -f data/yield_by_site.csv
+export DAGSTER_HOME=$(mktemp -d)
+if dagster asset materialize -m barley --select barley_trials,yield_by_site > /dev/null 2>&1; then
+    echo "materialize again succeed"
+else
+    echo "materialize again failed"
+fi
+"""
+
+
+def dagster_spec() -> Spec:
+    table = barley().groupby("site", as_index=False)["yield"].mean().rename(columns={"yield": "mean_yield"})
+    table["mean_yield"] = table["mean_yield"].round(2)
+    gold = table.sort_values("mean_yield", ascending=False)
+    return Spec(
+        "dagster-barley-site-yields",
+        "dagster",
+        "In the Dagster project ~/projects/barley (its UI is open at localhost:3000), add to the module "
+        "barley/assets.py an asset `yield_by_site`, computed from the asset `barley_trials`, that writes "
+        "data/yield_by_site.csv: one row per site with the columns site and mean_yield (the mean yield of "
+        "all the site's trials, rounded to 2 decimals), highest mean_yield first, written as pandas' "
+        "to_csv writes it without the index. Then materialize it (with barley_trials) in this Dagster "
+        "instance.",
+        """1. Open barley/assets.py in the project ~/projects/barley.
+2. Add an asset `yield_by_site(barley_trials: pd.DataFrame)` that groups by site, takes the mean of yield
+   as mean_yield rounded to 2 decimals, sorts it descending and writes DATA / "yield_by_site.csv" with
+   to_csv(index=False).
+3. In the Dagster UI, click "Reload definitions" on the Assets page, select barley_trials and
+   yield_by_site and click "Materialize selected" (or run `dagster asset materialize -m barley --select
+   barley_trials,yield_by_site` with DAGSTER_HOME=~/.dagster).""",
+        {
+            "barley.zip": project_zip(
+                "barley",
+                {
+                    "pyproject.toml": '[tool.dagster]\nmodule_name = "barley"\n',
+                    "barley/__init__.py": "from dagster import Definitions, load_assets_from_modules\n\n"
+                    "from . import assets\n\ndefs = Definitions(assets=load_assets_from_modules([assets]))\n",
+                    "barley/assets.py": BARLEY_ASSETS,
+                    "data/barley.csv": barley()[["site", "variety", "year", "yield"]].to_csv(index=False),
+                },
+            )
+        },
+        {
+            "func": ["check_include_exclude", "compare_csv"],
+            "conj": "and",
+            "result": [
+                script_result("dagster-barley-site-yields", "dagster"),
+                vm_file("projects/barley/data/yield_by_site.csv"),
+            ],
+            "expected": [
+                rule_eval(["asset succeed", "materialization succeed", "again succeed"], ["failed"]),
+                local_file("dagster-barley-site-yields", "dagster", "yield_by_site_gold.csv"),
+            ],
+            "options": [{}, {}],
+        },
+        BARLEY_SOLUTION,
+        tags=["cli", "gui", "data_orchestration", "abstract"],
+        related_apps=["dagster", "chromium", "vscode", "terminal"],
+        init=DAGSTER_INIT.format(project="barley"),
+        eval_script=BARLEY_EVAL,
+        gold_files={"yield_by_site_gold.csv": frame_csv(gold)},
+        web_ui={
+            "type": "dagster_webui_init",
+            "parameters": {
+                "listening_port": 9222,
+                "url": "http://localhost:3000",
+                "actions": [{"type": "close_popups"}],
+            },
+        },
+        actions=6,
+    )
+
+
+ASTRO_INIT = """#!/bin/bash
+# the Astro project {project} in ~/projects, started with `astro dev start` (as the official tasks do)
+source /home/user/anaconda3/etc/profile.d/conda.sh
+conda activate airflow
+mkdir -p ~/projects && cd ~/projects
+unzip -q ~/{project}.zip && rm -f ~/{project}.zip
+cd {project}
+echo -e "y\\n" | astro dev init > /dev/null
+rm -f dags/exampledag.py tests/dags/test_dag_example.py
+astro dev start --no-browser
+"""
+WEATHER_DAG = '''"""Monthly precipitation in Seattle, from the daily weather log in include/."""
+
+import csv
+from collections import defaultdict
+from datetime import datetime
+from pathlib import Path
+
+from airflow.decorators import dag, task
+
+INCLUDE = Path(__file__).resolve().parents[1] / "include"
+
+
+@dag(start_date=datetime(2024, 1, 1), schedule=None, catchup=False, tags=["weather"])
+def seattle_monthly_weather():
+    @task
+    def monthly_totals() -> list[dict]:
+        totals = defaultdict(float)
+        with open(INCLUDE / "seattle_weather.csv", newline="") as source:
+            for row in csv.DictReader(source):
+                totals[row["date"][:7]] += float(row["precip"])
+        return [{"month": month, "precipitation": round(total, 1)} for month, total in sorted(totals.items())]
+
+    @task
+    def write(rows: list[dict]) -> None:
+        with open(INCLUDE / "monthly_precipitation.csv", "w", newline="") as target:
+            writer = csv.DictWriter(target, fieldnames=["month", "precipitation"])
+            writer.writeheader()
+            writer.writerows(rows)
+
+    write(monthly_totals())
+
+
+seattle_monthly_weather()
+'''
+WEATHER_SOLUTION = """cd ~/projects/weather
+sed -i 's/row\\["precip"\\]/row["precipitation"]/' dags/seattle_weather.py
+api() { curl -s --fail --retry 20 --retry-delay 3 --retry-all-errors -u admin:admin -H 'Content-Type: application/json' "$@"; }
+api -X PATCH http://localhost:8080/api/v1/dags/seattle_monthly_weather -d '{"is_paused": false}'
+api -X POST http://localhost:8080/api/v1/dags/seattle_monthly_weather/dagRuns -d '{}'
+for i in $(seq 150); do
+    api http://localhost:8080/api/v1/dags/seattle_monthly_weather/dagRuns | grep -qE '"state": ?"success"' && exit 0
+    sleep 2
+done
+exit 1
+"""
+# a run of the DAG succeeded in this Airflow (the metadata the UI shows), and its output is the gold's
+WEATHER_EVAL = """#!/bin/bash
+source /home/user/anaconda3/etc/profile.d/conda.sh
+conda activate airflow
+cd /home/user/projects/weather
+CONTAINER=$(astro dev ps | grep webserver | awk '{print $1}')
+runs=$(docker exec -i $CONTAINER airflow dags list-runs -d seattle_monthly_weather -o plain 2>/dev/null)
+if echo "$runs" | grep -q "success"; then
+    echo "seattle_monthly_weather run succeed"
+else
+    echo "seattle_monthly_weather run failed"
+fi
+"""
+
+
+def monthly_precipitation(daily: pd.DataFrame) -> str:
+    """What the fixed DAG writes: its own arithmetic (float sums in file order, rounded), as csv does."""
+    totals: dict[str, float] = {}
+    for date, amount in zip(daily["date"], daily["precipitation"], strict=True):
+        totals[date[:7]] = totals.get(date[:7], 0.0) + float(amount)
+    lines = ["month,precipitation", *(f"{m},{round(t, 1)}" for m, t in sorted(totals.items()))]
+    return "\r\n".join(lines) + "\r\n"
+
+
+def airflow_spec() -> Spec:
+    daily = real("seattle_daily_2012_2015.csv")
+    return Spec(
+        "airflow-seattle-monthly-rain",
+        "airflow",
+        "The Astro project ~/projects/weather has a DAG `seattle_monthly_weather` (dags/seattle_weather.py) "
+        "that should write include/monthly_precipitation.csv, the total precipitation of each month of the "
+        "daily log include/seattle_weather.csv, but its task fails. Fix the DAG, then unpause and trigger it "
+        "in the Airflow web UI (localhost:8080, user admin, password admin) and wait until its run succeeds.",
+        """1. Open dags/seattle_weather.py: the task monthly_totals reads a column `precip`, but the log's
+   column is `precipitation` (see the first line of include/seattle_weather.csv). Fix it and save.
+2. In the Airflow UI, find seattle_monthly_weather in the DAG list and click the switch left of its name
+   to unpause it.
+3. Click the triangle (Trigger DAG) in its Actions column.
+4. Wait until the run in the Runs column turns to success.""",
+        {
+            "weather.zip": project_zip(
+                "weather",
+                {
+                    "dags/seattle_weather.py": WEATHER_DAG,
+                    "include/seattle_weather.csv": daily.to_csv(index=False),
+                    "requirements.txt": "",
+                },
+            )
+        },
+        {
+            "func": ["check_include_exclude", "compare_csv"],
+            "conj": "and",
+            "result": [
+                script_result("airflow-seattle-monthly-rain", "airflow"),
+                vm_file("projects/weather/include/monthly_precipitation.csv"),
+            ],
+            "expected": [
+                rule_eval(["run succeed"], ["failed"]),
+                local_file("airflow-seattle-monthly-rain", "airflow", "monthly_precipitation_gold.csv"),
+            ],
+            "options": [{}, {}],
+        },
+        WEATHER_SOLUTION,
+        tags=["cli", "gui", "data_orchestration", "abstract"],
+        related_apps=["airflow", "chromium", "vscode", "terminal"],
+        init=ASTRO_INIT.format(project="weather"),
+        eval_script=WEATHER_EVAL,
+        gold_files={"monthly_precipitation_gold.csv": text(monthly_precipitation(daily))},
+        web_ui={
+            "type": "astro_webui_init",
+            "parameters": {
+                "url": "http://localhost:8080",
+                "listening_port": 9222,
+                "actions": [{"type": "login", "username": "admin", "password": "admin"}],
+            },
+        },
+        actions=6,
+    )
+
+
+SUPERSET_CARS_INIT = """#!/bin/bash
+# Superset started as the official tasks start it, the table cars loaded into its PostgreSQL, and that
+# database registered in Superset as "Vehicles" (as the official tasks register PublicData)
+cd /home/user/projects/superset
+docker compose -f docker-compose-image-tag.yml up --detach
+for i in $(seq 60); do docker compose logs | grep -q "Init Step 4/4" && break; sleep 2; done
+psql -q -v ON_ERROR_STOP=1 "postgresql://superset:superset@localhost:5432/superset" <<'SQL'
+CREATE TABLE cars (name text, miles_per_gallon double precision, cylinders integer,
+    displacement double precision, horsepower double precision, weight_in_lbs integer,
+    acceleration double precision, year date, origin text);
+\\copy cars FROM '/home/user/cars.csv' WITH (FORMAT csv, HEADER true)
+SQL
+rm -f /home/user/cars.csv
+token=$(curl -s -X POST http://localhost:8088/api/v1/security/login -H "Content-Type: application/json" \\
+    -d '{"username": "admin", "password": "admin", "provider": "db"}' | jq -rM .access_token)
+curl -s -X POST http://localhost:8088/api/v1/database/ -H "Content-Type: application/json" \\
+    -H "Authorization: Bearer ${token}" \\
+    -d '{"database_name": "Vehicles", "sqlalchemy_uri": "postgresql://superset:superset@db:5432/superset"}'
+"""
+SUPERSET_API = """import json
+import urllib.request
+
+BASE = "http://localhost:8088/api/v1"
+
+
+def call(method, path, body=None, token=None):
+    headers = {"Content-Type": "application/json", **({"Authorization": f"Bearer {token}"} if token else {})}
+    data = json.dumps(body).encode() if body is not None else None
+    request = urllib.request.Request(BASE + path, method=method, data=data, headers=headers)
+    with urllib.request.urlopen(request, timeout=60) as response:
+        return json.loads(response.read())
+
+
+login = {"username": "admin", "password": "admin", "provider": "db"}
+token = call("POST", "/security/login", login)["access_token"]
+"""
+CARS_SOLUTION = (
+    SUPERSET_API
+    + """databases = call("GET", "/database/", token=token)["result"]
+database = next(d for d in databases if d["database_name"] == "Vehicles")
+made = call("POST", "/dataset/", {"database": database["id"], "schema": "public", "table_name": "cars"}, token=token)
+info = call("GET", f"/dataset/{made['id']}", token=token)["result"]
+keep = {"id", "expression", "description", "metric_name", "metric_type", "d3format", "verbose_name", "warning_text"}
+metrics = [{k: v for k, v in m.items() if k in keep} for m in info["metrics"]]
+metrics.append({"metric_name": "mean_horsepower", "expression": "AVG(horsepower)"})
+call("PUT", f"/dataset/{made['id']}", {"metrics": metrics}, token=token)
+"""
+)
+# the dataset and its metric exist, and the metric, asked through Superset's chart data API by origin,
+# gives the mean horsepower of each origin (the values are the gold's, written into the check)
+CARS_EVAL = """#!/bin/bash
+source /home/user/anaconda3/etc/profile.d/conda.sh
+conda activate superset
+python - <<'PY'
+{api}
+expected = {expected}
+try:
+    datasets = call("GET", "/dataset/?q=(page_size:100)", token=token)["result"]
+    found = [d for d in datasets if d["table_name"] == "cars" and d["database"]["database_name"] == "Vehicles"]
+except Exception:
+    found = []
+print("dataset cars " + ("succeed" if found else "failed"))
+info = call("GET", f"/dataset/{{found[0]['id']}}", token=token)["result"] if found else {{"metrics": []}}
+named = any(m["metric_name"] == "mean_horsepower" for m in info["metrics"])
+print("metric mean_horsepower " + ("succeed" if named else "failed"))
+values = {{}}
+if named:
+    query = {{"metrics": ["mean_horsepower"], "columns": ["origin"], "row_limit": 100}}
+    body = {{"datasource": {{"id": found[0]["id"], "type": "table"}}, "queries": [query], "result_format": "json", "result_type": "full"}}
+    try:
+        rows = call("POST", "/chart/data", body, token=token)["result"][0]["data"]
+        values = {{row["origin"]: round(float(row["mean_horsepower"]), 2) for row in rows}}
+    except Exception as exc:
+        print(f"chart data: {{exc}}")
+print("metric values " + ("succeed" if values == expected else f"failed: {{values}}"))
+PY
+"""
+
+
+def superset_spec() -> Spec:
+    cars = real("eda-cars-origin-summary/source/cars.csv")
+    expected = cars.groupby("Origin")["Horsepower"].mean().round(2).to_dict()
+    return Spec(
+        "superset-cars-horsepower-metric",
+        "superset",
+        "Superset is open at localhost:8088 (user admin, password admin). Its database Vehicles holds a table "
+        "cars (schema public) of 406 car models. Register that table as a dataset in Superset and add to "
+        "the dataset a metric named mean_horsepower: the mean horsepower of the cars it is computed over.",
+        """1. Click Datasets in the top menu, then "+ DATASET".
+2. Choose the database Vehicles, the schema public and the table cars, and click "CREATE DATASET AND
+   CREATE CHART".
+3. Back in Datasets, click the edit icon of cars, open its Metrics tab and add a metric: name
+   mean_horsepower, SQL expression AVG(horsepower).
+4. Click Save and confirm.""",
+        {"cars.csv": frame_csv(cars)},
+        {
+            "func": "check_include_exclude",
+            "result": script_result("superset-cars-horsepower-metric", "superset"),
+            "expected": rule_eval(
+                ["dataset cars succeed", "metric mean_horsepower succeed", "values succeed"], ["failed"]
+            ),
+        },
+        CARS_SOLUTION,
+        "py",
+        tags=["cli", "gui", "data_visualization", "abstract"],
+        related_apps=["superset", "chromium"],
+        init=SUPERSET_CARS_INIT,
+        eval_script=CARS_EVAL.format(api=SUPERSET_API.strip(), expected=repr(expected)),
+        web_ui={
+            "type": "superset_webui_init",
+            "parameters": {"listening_port": 9222, "url": "http://localhost:8088"},
+        },
+        actions=12,
+    )
+
+
+def app_specs() -> list[Spec]:
+    return [dagster_spec(), airflow_spec(), superset_spec()]
 
 
 if __name__ == "__main__":

@@ -13,15 +13,20 @@ import pytest
 from desktop_helpers import DESKTOP_LIMITS, needs_desktop
 from helpers import shared_folder
 
+from daharness.agents import make_agent
 from daharness.agents.reference import ReferenceAgent
 from daharness.core.agent import Agent
 from daharness.core.runlog import ScoringSettings
 from daharness.core.task import ReferenceSolution, Task
 from daharness.families.workflow import apps, limits
 from daharness.families.workflow.validate import IdleAgent
+from daharness.report.build import build_report
 from daharness.runs.pipeline import SandboxSettings, solve_and_collect
+from daharness.runs.rundir import RunDir
+from daharness.runs.runner import run_suite
 from daharness.sandbox.service_mounts import passwd
 from daharness.scoring import score_submission
+from daharness.suites import load_suite
 from families.workflow import screen_solutions
 from families.workflow.screen_agent import ScreenScriptAgent, Step
 
@@ -137,3 +142,20 @@ def test_gui_actions_on_the_web_ui_score_1(
     task = _task(desktop_tasks, app, task_id).model_copy(update={"desktop": True})
     settings = SandboxSettings(limits=DESKTOP_LIMITS, desktop=True)
     assert _score(task, ScreenScriptAgent(steps), settings) == 1.0
+
+
+# the built-in suite's application tasks over real data (scripts/make_workflow_suite.py, app_specs)
+BUILTIN = ["dagster-barley-site-yields", "airflow-seattle-monthly-rain", "superset-cars-horsepower-metric"]
+
+
+def test_the_builtin_application_tasks_score_1_with_their_references(tmp_path: Path) -> None:
+    for app in apps.APPS:
+        if reason := apps.missing(app):
+            pytest.skip(reason)
+    outcome = run_suite(
+        load_suite("workflow"), make_agent("reference"), tmp_path / "run", ids=BUILTIN, concurrency=2
+    )
+    assert outcome.errors == 0
+    report = build_report(RunDir.open_for_reading(tmp_path / "run"))
+    assert {sample["id"]: sample["value"] for sample in report["samples"]} == dict.fromkeys(BUILTIN, 1.0)
+    assert set(report["families"]["workflow"]["by_app"]) >= {"dagster", "airflow", "superset"}

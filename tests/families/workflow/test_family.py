@@ -15,6 +15,7 @@ from daharness.core.record import SampleRecord
 from daharness.core.runlog import ScoringSettings
 from daharness.core.score import Score
 from daharness.core.task import ReferenceSolution, Task
+from daharness.families.workflow.apps import app_of
 from daharness.families.workflow.family import workflow_figures
 from daharness.families.workflow.validate import validate_workflow_task
 from daharness.runs.pipeline import SandboxSettings, solve_and_collect, started
@@ -182,8 +183,9 @@ def test_the_builtin_suite_scores_100_percent_with_its_references(tmp_path: Path
     from daharness.runs.rundir import RunDir
     from daharness.runs.runner import run_suite
 
-    # the desktop tasks (LibreOffice on a screen, a minute each) are solved in test_desktop_workflow.py
-    files_only = [task_id for task_id, task in WORKFLOW.items() if not task.desktop]
+    # the desktop tasks (LibreOffice on a screen, a minute each) are solved in test_desktop_workflow.py, the
+    # application tasks (their services) in test_apps.py
+    files_only = [task_id for task_id, task in WORKFLOW.items() if not task.desktop and not app_of(task)]
     outcome = run_suite(
         load_suite("workflow"), make_agent("reference"), tmp_path / "run", ids=files_only, concurrency=2
     )
