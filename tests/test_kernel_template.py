@@ -189,6 +189,40 @@ def test_the_template_ends_with_the_process_that_started_it(tmp_path: Path) -> N
     assert _ended(int(done.stdout.split()[-1]), 30), "the kernel template outlived its harness by 30 s"
 
 
+FIRST_SANDBOX = (
+    "import sys\n"
+    "from daharness.core.limits import Limits\n"
+    "from daharness.core.task import Family, Task\n"
+    "from daharness.sandbox import BwrapSandbox\n"
+    "from daharness.sandbox import template\n"
+    "from daharness.sandbox.bwrap import start_kernel_template\n"
+    "if sys.argv[1] == 'early':\n"
+    "    start_kernel_template(Limits())\n"
+    "task = Task(id='t', suite='t', family=Family.workspace, instructions=['x'])\n"
+    "with BwrapSandbox(task, Limits()) as box:\n"
+    "    seen = box.python(\"import sys\\nprint('pandas' in sys.modules, 'matplotlib' in sys.modules)\")\n"
+    "    made = template.current_template()\n"
+    "    print(box.forked_kernel, seen.stdout.strip(), made is not None and made.loads_later_modules)\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("start", "seen"), [("early", "True True False False"), ("auto", "False False False False")]
+)
+def test_a_template_started_ahead_forks_even_the_first_sandbox_without_the_later_modules(
+    start: str, seen: str
+) -> None:
+    """`run` starts the template before it loads the suite: a one-sample run's kernel is forked with
+    pandas imported, and the template does not import matplotlib and the rest meanwhile (the sample
+    would wait for them); left to itself a process forks only from its third sandbox on."""
+    env = {**os.environ, "DAHARNESS_KERNEL_TEMPLATE": "auto"}
+    done = subprocess.run(
+        [sys.executable, "-c", FIRST_SANDBOX, start], capture_output=True, text=True, env=env, timeout=300
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split("\n")[-2] == seen
+
+
 def _ended(pid: int, within_s: float) -> bool:
     """Whether the process ends within `within_s` (its pidfd becomes readable when it does)."""
     try:

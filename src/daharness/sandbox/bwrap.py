@@ -48,7 +48,7 @@ from daharness.sandbox.support import (
     kernel_files,
     sandbox_additions,
 )
-from daharness.sandbox.template import KernelTemplate, kernel_template
+from daharness.sandbox.template import KernelTemplate, kernel_template, start_template_now
 from daharness.sandbox.uids import UidLease, acquire_uid
 
 SANDBOX_HOME = "/tmp"
@@ -126,9 +126,7 @@ class BwrapSandbox(KernelSandbox):
         """This process's kernel template, where this sandbox may use it (see template.py)."""
         if self._without_template or self._cgroup is None:
             return None
-        env = {"PATH": sandbox_path(), "HOME": SANDBOX_HOME, **common_env()}
-        fonts = font_list_path()
-        return kernel_template(self.limits.memory_mb, env, str(fonts) if fonts else None)
+        return kernel_template(self.limits.memory_mb, *_template_settings())
 
     def _add_additions(self, arguments: BwrapArguments, uid: int | None) -> None:
         """The family's folders of commands (first on PATH), environment and HOME, and what its
@@ -381,3 +379,18 @@ def python_roots() -> tuple[Path, ...]:
             if path.is_dir() and not any(path.is_relative_to(r) for r in roots if r != path):
                 roots = [r for r in roots if not r.is_relative_to(path)] + [path]
     return tuple(dict.fromkeys(roots))
+
+
+def _template_settings() -> tuple[dict[str, str], str | None]:
+    """The kernel template's environment and font list (the same for every sandbox of the process)."""
+    fonts = font_list_path()
+    return {"PATH": sandbox_path(), "HOME": SANDBOX_HOME, **common_env()}, str(fonts) if fonts else None
+
+
+def start_kernel_template(limits: Limits) -> None:
+    """Start the process's kernel template now, ahead of its sandboxes (template.start_template_now),
+    where they will be able to use it (control groups)."""
+    from daharness.sandbox import cgroups
+
+    if cgroups.available():
+        start_template_now(limits.memory_mb, *_template_settings())

@@ -1,6 +1,7 @@
 """The host side of the kernel template (see `template_server.py`): one per daharness process, started
-once the process has shown it runs more than a couple of sandboxes, and asked to fork each sandbox's
-kernel into the namespaces bubblewrap made for it. A sample then starts with numpy and pandas (and, once
+by `run` as it starts (before it loads the suite: numpy and pandas load on the other core meanwhile) or
+else once the process has shown it runs more than a couple of sandboxes, and asked to fork each
+sandbox's kernel into the namespaces bubblewrap made for it. A sample then starts with numpy and pandas (and, once
 the template has loaded them between forks, matplotlib, scipy and scikit-learn) already imported, for
 the cost of a fork.
 
@@ -68,7 +69,9 @@ class ForkedKernel:
 
 
 class KernelTemplate:
-    def __init__(self, env: dict[str, str], font_list: str | None) -> None:
+    def __init__(
+        self, env: dict[str, str], font_list: str | None, later: tuple[str, ...] = PRELOAD_LATER
+    ) -> None:
         host, child = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         self._channel = host
         self._lock = threading.Lock()
@@ -90,7 +93,8 @@ class KernelTemplate:
         finally:
             child.close()
             os.close(source)
-        settings = {"preload": list(PRELOAD), "later": list(PRELOAD_LATER), "font_list": font_list}
+        self._later_asked = bool(later)
+        settings = {"preload": list(PRELOAD), "later": list(later), "font_list": font_list}
         host.send(json.dumps(settings).encode())
         threading.Thread(target=self._await_ready, daemon=True, name="kernel-template").start()
 
@@ -148,6 +152,18 @@ class KernelTemplate:
             status_fd=ours[3],
         )
 
+    @property
+    def loads_later_modules(self) -> bool:
+        return self._later_asked
+
+    def preload_later(self) -> None:
+        """Have a template started without them import the "later" modules between forks too."""
+        if self._later_asked or self.problem:
+            return
+        self._later_asked = True
+        with self._lock, contextlib.suppress(OSError):
+            self._channel.send(json.dumps({"later": list(PRELOAD_LATER)}).encode())
+
     def load_all(self) -> list[str]:
         """Have the template import every module it preloads now (they are loaded between forks
         otherwise); the modules it has loaded."""
@@ -202,6 +218,23 @@ def current_template() -> KernelTemplate | None:
     return template if _state["owner"] == os.getpid() else None
 
 
+def start_template_now(memory_mb: int, env: dict[str, str], font_list: str | None) -> None:
+    """Start this process's template before its first sandbox (the `run` command does, before it loads
+    the suite): numpy and pandas load on the other core meanwhile, and even a one-sample run's kernel is
+    forked with them imported. The "later" modules wait until the process has started more than
+    `_AUTO_AFTER` sandboxes (a short command would only wait for them). Where a template must not be
+    used, nothing is started."""
+    mode = template_mode()
+    if mode == "off" or os.getuid() != 0 or memory_mb < MIN_MEMORY_MB:
+        return
+    with _state_lock:
+        if _state["template"] is not None and _state["owner"] == os.getpid():
+            return
+        template = KernelTemplate(env, font_list, later=())
+        _state.update(template=template, owner=os.getpid(), launches=0)
+        atexit.register(template.close)
+
+
 def kernel_template(memory_mb: int, env: dict[str, str], font_list: str | None) -> KernelTemplate | None:
     """This process's template, started now if the process has started enough sandboxes; None where a
     template must not be used (see the module's text) or has failed."""
@@ -211,6 +244,9 @@ def kernel_template(memory_mb: int, env: dict[str, str], font_list: str | None) 
     with _state_lock:
         template = _state["template"]
         if template is not None and _state["owner"] == os.getpid():
+            _state["launches"] += 1
+            if _state["launches"] > _AUTO_AFTER:  # no longer a short command: the later modules too
+                template.preload_later()
             return None if template.problem else template
         if _state["owner"] != os.getpid():  # a fork of a process that had one: it is not ours to use
             _state.update(template=None, owner=os.getpid(), launches=0)

@@ -162,6 +162,11 @@ def _serve(channel: socket.socket, later: list, preloaded: list) -> None:
             return
         try:
             header = json.loads(message)
+            if "later" in header:  # a template started early: its process now runs more sandboxes
+                later.extend(name for name in header["later"] if name not in preloaded and name not in later)
+                for fd in fds:
+                    os.close(fd)
+                continue
             if header.get("load_all"):
                 while later:
                     _load(later.pop(0), preloaded)
