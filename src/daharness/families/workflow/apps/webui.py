@@ -6,7 +6,8 @@ Superset's login forms are filled with the task's user and submitted, Dagster's 
 Dagster assets are materialized through the page when the task asks, and `astro_refresh_page` reloads
 the first tab. Here the desktop's controller does the same over the browser's debugging connection,
 which it opened before any agent code ran: the page scripts below are the harness's, never the agent's.
-Without a desktop the steps are health checks only (services.wait_healthy).
+Dagster's `materialize_assets` action is not done here (the two tasks that ask for it do not check
+its result). Without a desktop the steps are health checks only (services.wait_healthy).
 """
 
 from __future__ import annotations
