@@ -114,15 +114,19 @@ def dbt_zip(project: str, files: dict[str, str]) -> Callable[[Path], None]:
         'model-paths: ["models"]\nseed-paths: ["seeds"]\ntest-paths: ["tests"]\nmacro-paths: ["macros"]\n'
         'clean-targets: ["target", "dbt_packages"]\n'
     )
-    everything = {"profiles.yml": profile, "dbt_project.yml": config, **files}
+    return project_zip(project, {"profiles.yml": profile, "dbt_project.yml": config, **files})
+
+
+def project_zip(project: str, files: dict[str, str]) -> Callable[[Path], None]:
+    """A zipped project folder, the same bytes on every build (fixed dates and modes)."""
 
     def write(path: Path) -> None:
         buffer = io.BytesIO()
         with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
-            for name in sorted(everything):
+            for name in sorted(files):
                 info = zipfile.ZipInfo(f"{project}/{name}", date_time=(2024, 1, 1, 0, 0, 0))
                 info.external_attr = 0o644 << 16
-                archive.writestr(info, everything[name])
+                archive.writestr(info, files[name])
         path.write_bytes(buffer.getvalue())
 
     return write
@@ -1155,19 +1159,6 @@ def all_specs() -> list[Spec]:
 
 
 # ---- Dagster, Airflow and Superset tasks: services in the sandbox (docs/apps.md) --------------------------
-
-
-def project_zip(project: str, files: dict[str, str | bytes]) -> Callable[[Path], None]:
-    def write(path: Path) -> None:
-        buffer = io.BytesIO()
-        with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
-            for name in sorted(files):
-                info = zipfile.ZipInfo(f"{project}/{name}", date_time=(2024, 1, 1, 0, 0, 0))
-                info.external_attr = 0o644 << 16
-                archive.writestr(info, files[name])
-        path.write_bytes(buffer.getvalue())
-
-    return write
 
 
 def barley() -> pd.DataFrame:

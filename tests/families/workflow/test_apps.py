@@ -16,9 +16,11 @@ from helpers import shared_folder
 from daharness.agents import make_agent
 from daharness.agents.reference import ReferenceAgent
 from daharness.core.agent import Agent
+from daharness.core.errors import InfrastructureError
 from daharness.core.runlog import ScoringSettings
 from daharness.core.task import ReferenceSolution, Task
 from daharness.families.workflow import apps, limits
+from daharness.families.workflow.apps import webui
 from daharness.families.workflow.validate import IdleAgent
 from daharness.report.build import build_report
 from daharness.runs.pipeline import SandboxSettings, solve_and_collect
@@ -49,6 +51,25 @@ def test_checks_may_ask_the_services_but_not_a_server_of_the_agent(tmp_path: Pat
     assert limits.script_need(script) is not None  # no services: Docker and localhost are out of reach
     script.write_text("curl -s http://localhost:8004/locations\n")
     assert "localhost:8004" in (limits.script_need(script, services=apps.SERVICE_PORTS) or "")
+
+
+class _ScreenWithoutThePage:
+    """The desktop controller as the setup meets it when the application's page does not load."""
+
+    def desktop_request(self, op: str, **fields: object) -> dict:
+        if op == "tabs":
+            return {"tabs": []}
+        raise RuntimeError("TimeoutError: http://localhost:8088 did not finish loading in 60 s")
+
+
+def test_a_page_the_setup_cannot_open_is_a_one_line_error_naming_the_step() -> None:
+    step = {"official": "superset_webui_init", "service": "superset", "url": "http://localhost:8088"}
+    with pytest.raises(InfrastructureError) as raised:
+        webui.run_init_step(_ScreenWithoutThePage(), step)
+    assert str(raised.value) == (
+        "the setup's superset_webui_init: http://localhost:8088 did not open in the browser "
+        "(TimeoutError: http://localhost:8088 did not finish loading in 60 s)"
+    )
 
 
 def test_the_sandbox_user_is_named_as_on_the_vm() -> None:

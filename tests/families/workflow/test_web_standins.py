@@ -111,6 +111,8 @@ def test_what_the_checks_of_application_tasks_may_do(tmp_path: Path) -> None:
     script.write_text("pip install pytest > /dev/null 2>&1\npytest test_dag.py\n")
     assert limits.script_need(script, apps.SERVICE_PORTS, installed={"pytest"}.__contains__) is None
     assert "internet" in (limits.script_need(script, apps.SERVICE_PORTS, installed=set().__contains__) or "")
+    script.write_text("psql -h 172.17.0.1 -U user -d jaffle_shop -c 'select 1'\n")
+    assert "172.17.0.1" in (limits.script_need(script, apps.SERVICE_PORTS, setup=True) or "")
     script.write_text("curl -s -o assets.html http://localhost:8004/locations/proj/assets\n")
     assert limits.script_need(script, apps.SERVICE_PORTS, agent_servers=True) is None
     assert "localhost:8004" in (limits.script_need(script, apps.SERVICE_PORTS) or "")

@@ -129,7 +129,8 @@ def script_need(
     only a server on another port, one the agent starts, is out of reach after the agent). `live`: the
     script runs before the agent's processes are stopped (a postconfig step on a sample's desktop),
     while the servers on localhost still answer. `installed`: whether a Python package is installed
-    where the script's `pip install` would put it. `agent_servers`: the application's servers the agent starts on other ports are started again for the checks (Dagster's)."""
+    where the script's `pip install` would put it. `agent_servers`: the application's servers the agent
+    starts on other ports are started again for the checks (Dagster's)."""
     text = path.read_text(encoding="utf-8", errors="replace")
     code = "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("#"))
     if installed is not None:

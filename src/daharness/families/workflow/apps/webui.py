@@ -16,6 +16,8 @@ import json
 import time
 from typing import Any
 
+from daharness.core.errors import InfrastructureError
+
 SERVICE_URLS = {
     "dagster": "http://localhost:3000",
     "airflow": "http://localhost:8080",
@@ -54,7 +56,12 @@ def run_init_step(box: Any, step_args: dict[str, Any]) -> str:
     tab = None if service == "airflow" else _tab_showing(box, url)
     opened = tab is None
     if tab is None:
-        tab = box.desktop_request("open_url", url=url, timeout=_PAGE_WAIT_S)["tab"]
+        try:
+            tab = box.desktop_request("open_url", url=url, timeout=_PAGE_WAIT_S)["tab"]
+        except RuntimeError as exc:  # the controller's answer: the page did not load in time, or the like
+            raise InfrastructureError(
+                f"the setup's {kind}: {url} did not open in the browser ({exc})"
+            ) from None
     done = [f"{service}: {url} {'opened' if opened else 'already shown'}"]
     actions = [dict(action) for action in step_args.get("actions", []) if isinstance(action, dict)]
     if service == "superset" and opened:  # the official Superset step always logs a new page in
