@@ -73,6 +73,14 @@ class Browser:
         self._socket = websocket.create_connection(endpoint, timeout=_TIMEOUT_S, suppress_origin=True)
         self._sessions = {}
 
+    def answers(self) -> bool:
+        """Whether the connected browser still answers (a closed one drops the connection)."""
+        try:
+            self.call("Browser.getVersion")
+        except BrowserGone:
+            return False
+        return True
+
     def close(self) -> None:
         if self._socket is not None:
             self._socket.close()

@@ -25,6 +25,7 @@ from .screen import Screen
 from .services import A11Y_BUS, DISPLAY, Services
 
 _BROWSER_APPLICATIONS = ("Chromium", "chromium", "Google Chrome")  # its pages come from the browser itself
+_BROWSER_EXIT_S = 10.0
 
 
 class Controller:
@@ -105,6 +106,10 @@ class Controller:
         return self.browser
 
     def open_url(self, request: dict[str, Any]) -> dict[str, Any]:
+        if self.browser._socket is not None and not self.browser.answers():
+            # closed (by agent code, say) but maybe not yet exited: a browser that closed its endpoint
+            # exits within moments, and only then can it be started again
+            self.services.wait_exited("browser", _BROWSER_EXIT_S)
         if not self.services.alive("browser"):
             self.services.start_browser()
             self.browser.close()

@@ -147,6 +147,13 @@ class Services:
         except (OSError, ValueError):
             return False
 
+    def wait_exited(self, name: str, timeout_s: float) -> None:
+        """Give a process that is on its way out up to `timeout_s` to exit (a live one is left running)."""
+        process = self.processes.get(name)
+        if process is not None:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                process.wait(timeout_s)
+
     def alive(self, name: str) -> bool:
         process = self.processes.get(name)
         return process is not None and process.poll() is None
