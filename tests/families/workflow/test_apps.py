@@ -7,7 +7,6 @@ The live tests need scripts/setup-apps.sh's environments and the shared tasks; t
 from __future__ import annotations
 
 import functools
-
 import shutil
 from pathlib import Path
 
