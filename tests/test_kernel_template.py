@@ -195,9 +195,9 @@ FIRST_SANDBOX = (
     "from daharness.core.task import Family, Task\n"
     "from daharness.sandbox import BwrapSandbox\n"
     "from daharness.sandbox import template\n"
-    "from daharness.sandbox.bwrap import start_kernel_template\n"
+    "from daharness.sandbox import prepare_run\n"
     "if sys.argv[1] == 'early':\n"
-    "    start_kernel_template(Limits())\n"
+    "    prepare_run('bwrap', Limits())\n"
     "task = Task(id='t', suite='t', family=Family.workspace, instructions=['x'])\n"
     "with BwrapSandbox(task, Limits()) as box:\n"
     "    seen = box.python(\"import sys\\nprint('pandas' in sys.modules, 'matplotlib' in sys.modules)\")\n"
@@ -221,6 +221,31 @@ def test_a_template_started_ahead_forks_even_the_first_sandbox_without_the_later
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.split("\n")[-2] == seen
+
+
+ONE_SAMPLE_RUN = (
+    "import sys\n"
+    "from rich.console import Console\n"
+    "from daharness.agents import make_agent\n"
+    "from daharness.runs.runner import run_suite\n"
+    "from daharness.sandbox import template\n"
+    "from daharness.suites import load_suite\n"
+    "outcome = run_suite(load_suite('closed-form'), make_agent('reference'), __import__('pathlib').Path(sys.argv[1]),\n"
+    "                    limit=1, console=Console(quiet=True))\n"
+    "made = template.current_template()\n"
+    "print(outcome.ran, made is not None and made.problem is None)\n"
+)
+
+
+def test_run_suite_starts_the_template_even_for_one_sample(tmp_path: Path) -> None:
+    """Not only the `run` command: a run started from Python forks its first kernel from the template too."""
+    env = {**os.environ, "DAHARNESS_KERNEL_TEMPLATE": "auto"}
+    done = subprocess.run(
+        [sys.executable, "-c", ONE_SAMPLE_RUN, str(tmp_path / "run")],
+        capture_output=True, text=True, env=env, timeout=300,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split("\n")[-2] == "1 True"
 
 
 def _ended(pid: int, within_s: float) -> bool:

@@ -237,6 +237,21 @@ def test_concurrency_limit_across_clients(server: FakeOpenAI) -> None:
     assert state["peak"] == 2
 
 
+def test_without_a_limit_every_request_of_the_run_is_in_flight_at_once(server: FakeOpenAI) -> None:
+    """The default sets no limit of its own: a run's -j 16 means 16 requests at once, not 8."""
+    together = threading.Barrier(12, timeout=30)  # passes only once all twelve requests are at the server
+
+    def meet(request: dict) -> str:
+        together.wait()
+        return "done"
+
+    server.responder = meet
+    client = _client(server)
+    with ThreadPoolExecutor(12) as pool:
+        results = list(pool.map(lambda i: client.complete(MESSAGES).text, range(12)))
+    assert results == ["done"] * 12 and not together.broken
+
+
 def test_sampling_parameters_reach_the_server(server: FakeOpenAI) -> None:
     server.responder = lambda request: "Thought: run it\nObservation: made up"
     client = _client(server, temperature=0.2, top_p=0.9, max_tokens=64, seed=7, stop=["END"])

@@ -249,10 +249,10 @@ def run(
         step_timeout_s=step_timeout, sample_timeout_s=sample_timeout, memory_mb=memory_mb, cpus=cpus,
         workspace_mb=workspace_mb, workspace_files=workspace_files,
     )  # fmt: skip
-    if sandbox == "bwrap" and backend == "local":  # its numpy and pandas load while the suite does
-        from daharness.sandbox.bwrap import start_kernel_template
+    if backend == "local":  # the kernel template's numpy and pandas load while the suite does
+        from daharness.sandbox import prepare_run
 
-        start_kernel_template(limits)
+        prepare_run(sandbox, limits)
     loaded = _load(suite, families)
     models = _Models(models_file, base_url, api_key_env)
     options = AgentOptions(

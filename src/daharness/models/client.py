@@ -23,6 +23,7 @@ import random
 import threading
 import time
 from collections.abc import Mapping
+from contextlib import AbstractContextManager
 from dataclasses import asdict, dataclass, replace
 from typing import Any, Literal
 
@@ -50,8 +51,11 @@ _slots: dict[tuple[str | None, str], threading.BoundedSemaphore] = {}
 _slots_lock = threading.Lock()
 
 
-def _semaphore(settings: ModelSettings) -> threading.BoundedSemaphore:
-    """One semaphore per (base_url, model) for the whole process; the first client sizes it."""
+def _semaphore(settings: ModelSettings) -> AbstractContextManager[Any]:
+    """One semaphore per (base_url, model) for the whole process; the first client sizes it. Without a
+    limit the run's own concurrency (-j) bounds the requests in flight."""
+    if settings.max_concurrency is None:
+        return contextlib.nullcontext()
     key = (settings.base_url, settings.model)
     with _slots_lock:
         if key not in _slots:

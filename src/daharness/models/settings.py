@@ -33,8 +33,11 @@ class ModelSettings(BaseModel):
     max_run_retries: int = Field(
         default=100, ge=0, description="Retries of all calls of a run together; then calls fail at once."
     )
-    max_concurrency: int = Field(
-        default=8, ge=1, description="Requests in flight for this model, process-wide."
+    max_concurrency: int | None = Field(
+        default=None,
+        ge=1,
+        description="Requests in flight for this model, process-wide (a provider's rate limit); unset, as many "
+        "as the run has samples in flight (-j).",
     )
     input_price_per_mtok: float = Field(default=0.0, ge=0, description="USD per million prompt tokens.")
     output_price_per_mtok: float = Field(default=0.0, ge=0, description="USD per million completion tokens.")

@@ -26,7 +26,7 @@ from daharness.models import ModelFatalError
 from daharness.runs.executors import ExecutorSettings, SampleExecutor, SampleJob, SampleWork, make_executor
 from daharness.runs.pipeline import SampleResult, SandboxSettings
 from daharness.runs.rundir import RUN_FILE, RunDir
-from daharness.sandbox import check_backend, describe_isolation
+from daharness.sandbox import check_backend, describe_isolation, prepare_run
 from daharness.sandbox.scratch import process_scratch
 
 _REPORTED_PACKAGES = ("pandas", "numpy", "scipy", "scikit-learn", "pydantic", "matplotlib")
@@ -209,6 +209,8 @@ def run_suite(
     scoring = scoring or ScoringSettings()
     executor = executor or ExecutorSettings()
     check_backend(sandbox.backend)
+    if executor.name == "local":  # the samples run in this process's threads
+        prepare_run(sandbox.backend, sandbox.limits)
     process_scratch()  # makes this process's scratch folder, and removes those of dead runs
     selected = select_tasks(suite.tasks, ids=ids, limit=limit)
     work = SampleWork(agent, sandbox, scoring, agent_factory)

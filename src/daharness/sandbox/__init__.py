@@ -33,6 +33,12 @@ def check_backend(backend: str) -> None:
     backends.get(backend).cls.check()
 
 
+def prepare_run(backend: str, limits: Limits) -> None:
+    """Start what the named backend's sandboxes of this run will share (the kernel template of bwrap), so
+    that even the first sample's kernel is ready when its agent first acts."""
+    backends.get(backend).cls.prepare_run(limits)
+
+
 def describe_desktop(backend: str) -> dict[str, Any]:
     """Whether the named backend can give a sample a desktop on this machine, and if not, why."""
     from daharness.sandbox.desktop.availability import desktop_status
@@ -65,4 +71,5 @@ __all__ = [
     "describe_isolation",
     "kill_all_sandboxes",
     "open_sandbox",
+    "prepare_run",
 ]

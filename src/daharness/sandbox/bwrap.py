@@ -176,6 +176,10 @@ class BwrapSandbox(KernelSandbox):
         check_bwrap()
 
     @classmethod
+    def prepare_run(cls, limits: Limits) -> None:
+        start_kernel_template(limits)
+
+    @classmethod
     def check_desktop(cls) -> None:
         from daharness.sandbox.desktop.availability import check_desktop  # only runs with a desktop
 

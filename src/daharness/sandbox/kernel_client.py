@@ -473,6 +473,10 @@ class KernelSandbox(SandboxBackend):
         return dict(AGENT_ENV)
 
     @classmethod
+    def prepare_run(cls, limits: Limits) -> None:
+        """Ready what the run's sandboxes will share, as the run starts (nothing, for most backends)."""
+
+    @classmethod
     def check_desktop(cls) -> None:
         """Refuse, with a one-line reason, a desktop this backend cannot give on this machine."""
         raise UserError(f"the {cls.name} sandbox has no desktop: use --sandbox bwrap")
