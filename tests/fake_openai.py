@@ -10,6 +10,7 @@ with FakeOpenAI() as server:
 from __future__ import annotations
 
 import json
+import re
 import socket
 import threading
 import time
@@ -112,9 +113,15 @@ class _Handler(BaseHTTPRequestHandler):
         if self.path.rstrip("/") == "/v1/embeddings":
             self._embeddings(raw)
             return
-        if self.path.rstrip("/") != "/v1/chat/completions":
+        route = self.path.split("?")[0].rstrip("/")
+        # OpenAI's route, or an Azure deployment's (/openai/deployments/NAME/chat/completions?api-version=V)
+        azure = (
+            re.fullmatch(r"/openai/deployments/[^/]+/chat/completions", route) and "api-version=" in self.path
+        )
+        if route != "/v1/chat/completions" and not azure:
             self._error(404, f"no route {self.path}")
             return
+        self.server.fake.paths.append(self.path)
         try:
             request = json.loads(raw)
         except json.JSONDecodeError:
@@ -197,6 +204,7 @@ class FakeOpenAI:
     def __init__(self, port: int = 0) -> None:
         self.port = port  # 0: any free port
         self.requests: list[dict] = []
+        self.paths: list[str] = []  # of the chat requests
         self.responder: Callable[[dict], str] = lambda request: "ok"
         self.embedder: Callable[[str, str], list[float]] = lambda model, text: [1.0, 0.0]
         self.embedding_requests: list[dict] = []

@@ -252,6 +252,14 @@ def test_without_a_limit_every_request_of_the_run_is_in_flight_at_once(server: F
     assert results == ["done"] * 12 and not together.broken
 
 
+def test_an_azure_endpoint_gets_the_request_at_its_deployment(server: FakeOpenAI) -> None:
+    root = server.base_url.removesuffix("/v1")
+    client = _client(server, base_url=root, api_version="2024-10-21", model="gpt-4o-deployment")
+    assert client.complete(MESSAGES).text == "ok"
+    assert server.paths == ["/openai/deployments/gpt-4o-deployment/chat/completions?api-version=2024-10-21"]
+    assert server.requests[0]["messages"] == MESSAGES
+
+
 def test_sampling_parameters_reach_the_server(server: FakeOpenAI) -> None:
     server.responder = lambda request: "Thought: run it\nObservation: made up"
     client = _client(server, temperature=0.2, top_p=0.9, max_tokens=64, seed=7, stop=["END"])

@@ -316,13 +316,15 @@ def remove_stale() -> None:
 def kill_until_gone(listing: Callable[[], list[int]], wait_s: float) -> None:
     """SIGKILL every process `listing` names, again and again, until it names none (or `wait_s` passes)."""
     deadline = time.monotonic() + wait_s
+    pause = 0.0005  # a killed process is usually gone within a millisecond or two: look soon, then less often
     while pids := listing():
         for pid in pids:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)
         if time.monotonic() > deadline:
             return
-        time.sleep(0.01)
+        time.sleep(pause)
+        pause = min(pause * 2, 0.01)
 
 
 def _keyed_value(path: Path, key: str) -> int:
