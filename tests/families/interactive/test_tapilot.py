@@ -10,6 +10,7 @@ import re
 import shutil
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -50,7 +51,32 @@ print(json.dumps(found))
 
 
 @pytest.fixture(scope="module")
-def oracle(release: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+def compat_process(
+    release: Path, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[tuple[subprocess.Popen[str], Path]]:
+    """`daharness score --tapilot-responses` in official (compat) mode, through the command line, started
+    at once: it runs while the release's evaluator does (each waits out an entry's timeout)."""
+    folder = tmp_path_factory.mktemp("compat")
+    out = folder / "scores.json"
+    command = [
+        *DAHARNESS, "score", "--tapilot-responses", str(release / "responses"), "--tapilot-data", str(release),
+        "--interactive-mode", "official", "--tapilot-timeout", str(TIMEOUT_S), "-j", "2", "--json", str(out),
+    ]  # fmt: skip
+    # its output goes to files: a full pipe nobody reads until the oracle is done would stop it
+    with open(folder / "stdout", "w") as stdout, open(folder / "stderr", "w") as stderr:
+        process = subprocess.Popen(command, stdout=stdout, stderr=stderr, text=True)
+    yield process, out
+    if process.poll() is None:
+        process.kill()
+        process.wait()
+
+
+@pytest.fixture(scope="module")
+def oracle(
+    release: Path,
+    compat_process: tuple[subprocess.Popen[str], Path],
+    tmp_path_factory: pytest.TempPathFactory,
+) -> dict[str, Any]:
     """The release's evaluate.py on a copy of the responses: each entry's verdict and its summary."""
     work = tmp_path_factory.mktemp("oracle")
     shutil.copyfile(EVALUATE, work / "evaluate.py")
@@ -80,16 +106,10 @@ def oracle(release: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str,
 
 
 @pytest.fixture(scope="module")
-def compat(release: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    """`daharness score --tapilot-responses` in official (compat) mode, through the command line."""
-    out = tmp_path_factory.mktemp("compat") / "scores.json"
-    command = [
-        *DAHARNESS, "score", "--tapilot-responses", str(release / "responses"), "--tapilot-data", str(release),
-        "--interactive-mode", "official", "--tapilot-timeout", str(TIMEOUT_S), "-j", "2", "--json", str(out),
-    ]  # fmt: skip
-    done = subprocess.run(command, capture_output=True, text=True, timeout=1800)
-    assert done.returncode == 0, done.stderr[-3000:]
-    assert "OVERALL" in done.stdout
+def compat(compat_process: tuple[subprocess.Popen[str], Path]) -> dict[str, Any]:
+    process, out = compat_process
+    assert process.wait(timeout=1800) == 0, (out.parent / "stderr").read_text()[-3000:]
+    assert "OVERALL" in (out.parent / "stdout").read_text()
     return json.loads(out.read_text())
 
 

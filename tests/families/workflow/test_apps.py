@@ -6,7 +6,6 @@ The live tests need scripts/setup-apps.sh's environments and the shared tasks; t
 
 from __future__ import annotations
 
-import functools
 import shutil
 from pathlib import Path
 
@@ -107,19 +106,15 @@ ON_SCREEN = [
 ]  # fmt: skip
 
 
-@functools.cache
-def _shared_tasks() -> dict[str, Task]:
+@pytest.fixture(scope="module")
+def desktop_tasks() -> dict[str, Task]:
+    """A module fixture: the live tests share one xdist worker, where they run one at a time (two at once,
+    each with its services and browser, took half as long again each, and saved no time)."""
+    if not (DESKTOP_TASKS / "examples").is_dir():
+        pytest.skip(f"the shared Spider2-V desktop tasks ({DESKTOP_TASKS}) are not here")
     from daharness.families.workflow.loader import spider2v_suite
 
     return {task.id: task for task in spider2v_suite(DESKTOP_TASKS, {}).tasks}
-
-
-@pytest.fixture
-def desktop_tasks() -> dict[str, Task]:
-    """Loaded once per worker, but not a module fixture: these slow tests may then go to different workers."""
-    if not (DESKTOP_TASKS / "examples").is_dir():
-        pytest.skip(f"the shared Spider2-V desktop tasks ({DESKTOP_TASKS}) are not here")
-    return _shared_tasks()
 
 
 def _task(tasks: dict[str, Task], app: str, task_id: str) -> Task:
