@@ -108,8 +108,8 @@ ON_SCREEN = [
 
 @pytest.fixture(scope="module")
 def desktop_tasks() -> dict[str, Task]:
-    """A module fixture: the live tests share one xdist worker, where they run one at a time (two at once,
-    each with its services and browser, took half as long again each, and saved no time)."""
+    """A module fixture: the live tests share one xdist worker and run one at a time (two at once, each
+    with its services and a browser, slow each other down on 2 cores)."""
     if not (DESKTOP_TASKS / "examples").is_dir():
         pytest.skip(f"the shared Spider2-V desktop tasks ({DESKTOP_TASKS}) are not here")
     from daharness.families.workflow.loader import spider2v_suite
