@@ -332,3 +332,27 @@ def test_same_command_without_out_resumes_the_unfinished_run(
     assert third.run_dir != first.run_dir and third.ran == 1
     fourth = run_suite(suite, agent, None, ids=["1", "5"], scoring=STRICT)
     assert fourth.run_dir not in (first.run_dir, third.run_dir)
+
+
+def test_a_sandbox_started_ahead_gives_its_sample_the_whole_time_limit(tmp_path: Path) -> None:
+    """At -j 1 the second sample's sandbox starts while the first sample runs (4.5 s here); with a 6 s
+    limit its 3 s of work would time out if its clock had started with the sandbox, not with the sample."""
+    from dataclasses import replace
+
+    from daharness.core.suite import Suite
+    from daharness.core.task import ReferenceSolution
+
+    base = load_suite("closed-form")
+    tasks = []
+    for task, seconds in zip(base.tasks[:2], (4.5, 3.0), strict=True):
+        assert task.reference is not None and task.reference.language == "python"
+        code = f"import time\ntime.sleep({seconds})\n{task.reference.code}"
+        tasks.append(task.model_copy(update={"reference": ReferenceSolution(language="python", code=code)}))
+    suite = replace(base, tasks=tasks)
+    assert isinstance(suite, Suite)
+    settings = SandboxSettings(limits=Limits(sample_timeout_s=6.0))
+    outcome = run_suite(suite, make_agent("reference"), tmp_path / "run", sandbox=settings)
+    records = {record["id"]: record for record in _records(tmp_path / "run")}
+    assert outcome.errors == 0 and len(records) == 2
+    assert {r["status"] for r in records.values()} == {"scored"}
+    assert [records[task.id]["score"]["value"] for task in tasks] == [1.0, 1.0], records

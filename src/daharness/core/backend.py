@@ -137,6 +137,9 @@ class SandboxBackend(ABC):
         uses the sandbox first waits for it (so a sample's first model call need not)."""
         self.start()
 
+    def restart_clock(self) -> None:  # noqa: B027 - a backend without a sample deadline has no clock
+        """The sample's time starts now (for a sandbox started ahead of its sample)."""
+
     @abstractmethod
     def python(self, code: str, timeout: float | None = None) -> Observation: ...
 

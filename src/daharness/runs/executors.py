@@ -15,11 +15,12 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from daharness.core.agent import Agent
+from daharness.core.backend import SandboxBackend
 from daharness.core.errors import UserError
 from daharness.core.registry import executor, executors
 from daharness.core.runlog import ScoringSettings
 from daharness.core.task import Task
-from daharness.runs.pipeline import SampleResult, SandboxSettings, run_sample
+from daharness.runs.pipeline import SampleResult, SandboxSettings, run_sample, start_sandbox
 from daharness.sandbox import kill_all_sandboxes
 
 
@@ -74,6 +75,9 @@ class SampleExecutor(ABC):
     @abstractmethod
     def submit(self, job: SampleJob) -> None: ...
 
+    def prepare(self, task: Task) -> None:  # noqa: B027 - most executors have nothing to prepare
+        """`task` is the next to be submitted: start what its sample will need, if this executor can."""
+
     @abstractmethod
     def in_flight(self) -> int: ...
 
@@ -109,8 +113,20 @@ class LocalExecutor(SampleExecutor):
         super().__init__(settings, work, concurrency)
         self._pool = ThreadPoolExecutor(max_workers=self.slots, thread_name_prefix="sample")
         self._futures: dict[Future[SampleResult], SampleJob] = {}
+        self._ahead: tuple[str, SandboxBackend] | None = None  # the next sample's sandbox, starting
+
+    def prepare(self, task: Task) -> None:
+        """Start the sandbox of the next sample while the samples in flight run (its start, some 60 ms of
+        waiting on namespaces and mounts, is then off the sample's path). Not with a desktop: that is a
+        display, a browser and their memory, held for nothing until a slot frees."""
+        if self._ahead is not None or task.desktop or self.work.sandbox.desktop:
+            return
+        self._ahead = (task.id, start_sandbox(task, self.work.sandbox))
 
     def submit(self, job: SampleJob) -> None:
+        ahead = None
+        if self._ahead is not None and self._ahead[0] == job.task.id:
+            ahead, self._ahead = self._ahead[1], None
         future = self._pool.submit(
             run_sample,
             job.task,
@@ -118,8 +134,14 @@ class LocalExecutor(SampleExecutor):
             sandbox=self.work.sandbox,
             scoring=self.work.scoring,
             attempt=job.attempt,
+            ahead=ahead,
         )
         self._futures[future] = job
+
+    def _drop_ahead(self) -> None:
+        if self._ahead is not None:
+            self._ahead[1].close()
+            self._ahead = None
 
     def in_flight(self) -> int:
         return len(self._futures)
@@ -136,8 +158,10 @@ class LocalExecutor(SampleExecutor):
         for future in self._futures:
             future.cancel()
         kill_all_sandboxes()
+        self._drop_ahead()
 
     def close(self) -> None:
+        self._drop_ahead()
         self._pool.shutdown(wait=True, cancel_futures=True)
         for future in self._futures:
             if future.done() and not future.cancelled() and future.exception() is None:

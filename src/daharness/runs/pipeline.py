@@ -90,13 +90,25 @@ def record_fields(task: Task, agent_name: str, attempt: int) -> dict[str, Any]:
     }
 
 
-@contextmanager
-def started(task: Task, sandbox: SandboxSettings) -> Iterator[SandboxBackend]:
-    """A sandbox holding the task's untouched files, starting (its first use waits for it); closed (and
-    removed) on exit."""
+def start_sandbox(task: Task, sandbox: SandboxSettings) -> SandboxBackend:
+    """A sandbox holding the task's untouched files, starting in the background (its first use waits)."""
     box = open_sandbox(sandbox.backend, task, sandbox.limits, desktop=sandbox.desktop)
+    box.start_soon()
+    return box
+
+
+@contextmanager
+def started(
+    task: Task, sandbox: SandboxSettings, ahead: SandboxBackend | None = None
+) -> Iterator[SandboxBackend]:
+    """A sandbox holding the task's untouched files, starting (its first use waits for it): `ahead`, one
+    started for this task before its sample began, or a new one; closed (and removed) on exit."""
+    box = ahead or open_sandbox(sandbox.backend, task, sandbox.limits, desktop=sandbox.desktop)
     try:
-        box.start_soon()
+        if ahead is None:
+            box.start_soon()
+        else:
+            box.restart_clock()
         yield box
     finally:
         box.close()
@@ -107,17 +119,27 @@ def family_hooks(task: Task) -> FamilyBase:
 
 
 def solve_and_collect(
-    task: Task, agent: Agent, sandbox: SandboxSettings, usage: dict[str, Any] | None = None
+    task: Task,
+    agent: Agent,
+    sandbox: SandboxSettings,
+    usage: dict[str, Any] | None = None,
+    ahead: SandboxBackend | None = None,
 ) -> tuple[Submission, Snapshot]:
     """prepare + solve + collect: the family's setup, the agent's work, the family's checks after it,
     then the workspace frozen into a snapshot (in a scratch folder the caller removes). What the
-    sandbox used (memory peak, restarts, limits hit) is put in `usage` when given."""
-    scratch = Path(
-        tempfile.mkdtemp(prefix=f"daharness-collected-{file_safe(task.id)[:40]}-", dir=process_scratch())
-    )
+    sandbox used (memory peak, restarts, limits hit) is put in `usage` when given. `ahead`: the task's
+    sandbox, started before the sample (it is used, and closed, as a new one would be)."""
+    try:
+        scratch = Path(
+            tempfile.mkdtemp(prefix=f"daharness-collected-{file_safe(task.id)[:40]}-", dir=process_scratch())
+        )
+    except BaseException:
+        if ahead is not None:  # not yet in `started`, which closes it
+            ahead.close()
+        raise
     hooks = family_hooks(task)
     try:
-        with started(task, sandbox) as box:
+        with started(task, sandbox, ahead) as box:
             try:
                 env = SampleEnvironment(box, lambda: started(task, sandbox), scratch / "harness")
                 env.scratch.mkdir()
@@ -162,17 +184,24 @@ def _history(box: SandboxBackend) -> list[Event]:
 
 
 def run_sample(
-    task: Task, agent: Agent, *, sandbox: SandboxSettings, scoring: ScoringSettings, attempt: int = 1
+    task: Task,
+    agent: Agent,
+    *,
+    sandbox: SandboxSettings,
+    scoring: ScoringSettings,
+    attempt: int = 1,
+    ahead: SandboxBackend | None = None,
 ) -> SampleResult:
     """Every stage for one sample. Whatever fails outside the agent becomes an `error` record; a fatal
-    model error (wrong key, model or URL) is raised so that the run stops."""
+    model error (wrong key, model or URL) is raised so that the run stops. `ahead`: the task's sandbox,
+    started while earlier samples ran."""
     started_at = datetime.now(UTC).isoformat(timespec="milliseconds")
     clock = time.perf_counter()
     common = {**record_fields(task, agent.name, attempt), "started_at": started_at}
     snapshot = None
     usage: dict[str, Any] = {}
     try:
-        submission, snapshot = solve_and_collect(task, agent, sandbox, usage)
+        submission, snapshot = solve_and_collect(task, agent, sandbox, usage, ahead)
         score = score_within_limits(
             task, submission, snapshot, scoring, sandbox.limits, confined=sandbox.confines_scoring
         )

@@ -272,6 +272,8 @@ def _run_pending(
                     key = sample_key(task.id, epoch)
                     attempt = latest[key].attempt + 1 if key in latest else 1
                     samples.submit(SampleJob(task, attempt, epoch))
+                if queue:
+                    samples.prepare(queue[-1][0])
                 for finished in samples.wait():
                     job = finished.job
                     record_result(run, job.task.id, finished.result, limits, job.epoch)
