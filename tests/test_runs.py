@@ -339,7 +339,6 @@ def test_a_sandbox_started_ahead_gives_its_sample_the_whole_time_limit(tmp_path:
     limit its 3 s of work would time out if its clock had started with the sandbox, not with the sample."""
     from dataclasses import replace
 
-    from daharness.core.suite import Suite
     from daharness.core.task import ReferenceSolution
 
     base = load_suite("closed-form")
@@ -349,10 +348,30 @@ def test_a_sandbox_started_ahead_gives_its_sample_the_whole_time_limit(tmp_path:
         code = f"import time\ntime.sleep({seconds})\n{task.reference.code}"
         tasks.append(task.model_copy(update={"reference": ReferenceSolution(language="python", code=code)}))
     suite = replace(base, tasks=tasks)
-    assert isinstance(suite, Suite)
     settings = SandboxSettings(limits=Limits(sample_timeout_s=6.0))
     outcome = run_suite(suite, make_agent("reference"), tmp_path / "run", sandbox=settings)
     records = {record["id"]: record for record in _records(tmp_path / "run")}
     assert outcome.errors == 0 and len(records) == 2
     assert {r["status"] for r in records.values()} == {"scored"}
     assert [records[task.id]["score"]["value"] for task in tasks] == [1.0, 1.0], records
+
+
+def test_a_sandbox_that_cannot_be_made_ahead_is_the_error_of_its_sample_alone(tmp_path: Path) -> None:
+    """The next sample's sandbox is made while the first runs: a file of its task that is gone makes
+    that sample an error record, as without the sandbox started ahead, and the run goes on."""
+    from dataclasses import replace
+
+    from daharness.core.task import WorkspaceFile
+
+    base = load_suite("closed-form")
+    first, second, third = base.tasks[:3]
+    gone = WorkspaceFile(path="data.csv", source=tmp_path / "deleted.csv")
+    broken = second.model_copy(update={"files": [*second.files, gone]})
+    outcome = run_suite(
+        replace(base, tasks=[first, broken, third]), make_agent("reference"), tmp_path / "run"
+    )
+    records = {record["id"]: record for record in _records(tmp_path / "run")}
+    assert outcome.ran == 3 and outcome.errors == 1
+    assert records[first.id]["status"] == records[third.id]["status"] == "scored"
+    assert records[broken.id]["status"] == "error"
+    assert "FileNotFoundError" in records[broken.id]["error"] and "deleted.csv" in records[broken.id]["error"]

@@ -121,7 +121,10 @@ class LocalExecutor(SampleExecutor):
         display, a browser and their memory, held for nothing until a slot frees."""
         if self._ahead is not None or task.desktop or self.work.sandbox.desktop:
             return
-        self._ahead = (task.id, start_sandbox(task, self.work.sandbox))
+        try:
+            self._ahead = (task.id, start_sandbox(task, self.work.sandbox))
+        except Exception:  # the sample makes its own then, and its failure becomes the sample's record
+            return
 
     def submit(self, job: SampleJob) -> None:
         ahead = None

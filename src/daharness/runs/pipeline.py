@@ -93,7 +93,11 @@ def record_fields(task: Task, agent_name: str, attempt: int) -> dict[str, Any]:
 def start_sandbox(task: Task, sandbox: SandboxSettings) -> SandboxBackend:
     """A sandbox holding the task's untouched files, starting in the background (its first use waits)."""
     box = open_sandbox(sandbox.backend, task, sandbox.limits, desktop=sandbox.desktop)
-    box.start_soon()
+    try:
+        box.start_soon()
+    except BaseException:
+        box.close()
+        raise
     return box
 
 
@@ -103,12 +107,12 @@ def started(
 ) -> Iterator[SandboxBackend]:
     """A sandbox holding the task's untouched files, starting (its first use waits for it): `ahead`, one
     started for this task before its sample began, or a new one; closed (and removed) on exit."""
-    box = ahead or open_sandbox(sandbox.backend, task, sandbox.limits, desktop=sandbox.desktop)
+    if ahead is None:
+        box = start_sandbox(task, sandbox)
+    else:
+        box = ahead
+        box.restart_clock()
     try:
-        if ahead is None:
-            box.start_soon()
-        else:
-            box.restart_clock()
         yield box
     finally:
         box.close()

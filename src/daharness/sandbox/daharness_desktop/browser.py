@@ -73,6 +73,10 @@ class Browser:
         self._socket = websocket.create_connection(endpoint, timeout=_TIMEOUT_S, suppress_origin=True)
         self._sessions = {}
 
+    @property
+    def connected(self) -> bool:
+        return self._socket is not None
+
     def answers(self) -> bool:
         """Whether the connected browser still answers (a closed one drops the connection)."""
         try:

@@ -99,14 +99,14 @@ class Controller:
 
     def _browser(self) -> Browser:
         """The connected browser; reconnected after it was restarted."""
-        if self.browser._socket is None:
+        if not self.browser.connected:
             if not self.services.alive("browser"):
                 raise BrowserGone("the browser is not running")
             self.browser.connect()
         return self.browser
 
     def open_url(self, request: dict[str, Any]) -> dict[str, Any]:
-        if self.browser._socket is not None and not self.browser.answers():
+        if self.browser.connected and not self.browser.answers():
             # closed (by agent code, say) but maybe not yet exited: a browser that closed its endpoint
             # exits within moments, and only then can it be started again
             self.services.wait_exited("browser", _BROWSER_EXIT_S)
