@@ -248,6 +248,59 @@ def test_run_suite_starts_the_template_even_for_one_sample(tmp_path: Path) -> No
     assert done.stdout.split("\n")[-2] == "1 True"
 
 
+EARLY_START = (
+    "import sys\n"
+    "from daharness.cli.options import start_run_early\n"
+    "from daharness.sandbox import template\n"
+    "start_run_early(sys.argv[1:])\n"
+    "made = template.current_template()\n"
+    "heavy = [m for m in ('daharness.families', 'daharness.sandbox.bwrap', 'pydantic') if m in sys.modules]\n"
+    "print(made is not None, heavy)\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("argv", "started"),
+    [
+        (["run", "--suite", "closed-form", "--agent", "reference"], True),
+        (["run", "--suite", "closed-form", "--memory-mb=4096", "--sandbox", "bwrap"], True),
+        (["run", "--suite", "closed-form", "--help"], False),
+        (["run", "--suite", "closed-form", "--backend", "ray"], False),
+        (["run", "--suite", "closed-form", "--sandbox", "unsafe-local"], False),
+        (["run", "--suite", "closed-form", "--memory-mb", "1024"], False),
+        (["suites", "check", "closed-form"], False),
+    ],
+)
+def test_run_starts_the_template_before_it_imports_families_or_backends(
+    argv: list[str], started: bool
+) -> None:
+    """`run` starts the template as its first step, importing nothing heavy for it (the families, the
+    backends and pydantic load meanwhile); not where its options say no sandbox of this process uses it."""
+    env = {**os.environ, "DAHARNESS_KERNEL_TEMPLATE": "auto"}
+    done = subprocess.run(
+        [sys.executable, "-c", EARLY_START, *argv], capture_output=True, text=True, env=env, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split("\n")[-2] == f"{started} []"
+
+
+def test_a_template_started_early_is_stopped_when_the_run_cannot_use_it() -> None:
+    """A template `run` started before it read its options goes when they say its sandboxes are too small."""
+    script = (
+        "from daharness.sandbox import template\n"
+        "template.start_kernel_template(4096)\n"
+        "first = template.current_template()\n"
+        "template.start_kernel_template(1024)\n"
+        "print(first is not None, template.current_template() is None, first._process.wait(30))\n"
+    )
+    env = {**os.environ, "DAHARNESS_KERNEL_TEMPLATE": "auto"}
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split("\n")[-2] == "True True -9"
+
+
 def _ended(pid: int, within_s: float) -> bool:
     """Whether the process ends within `within_s` (its pidfd becomes readable when it does)."""
     try:

@@ -17,7 +17,14 @@ from typer.core import TyperGroup
 from typer.models import CommandInfo
 
 from daharness.cli.families import install
-from daharness.cli.options import DebugOption, check_cheap_options, console, debug, error_line
+from daharness.cli.options import (
+    DebugOption,
+    check_cheap_options,
+    console,
+    debug,
+    error_line,
+    start_run_early,
+)
 from daharness.core.errors import UserError
 
 
@@ -132,6 +139,7 @@ _UsageProblem = next(c for c in typer.BadParameter.__mro__ if c.__name__ == "Cli
 def main() -> None:
     try:
         check_cheap_options(sys.argv[1:])
+        start_run_early(sys.argv[1:])
         install(sys.argv[1:])  # the families' options, on the command that takes them
         code = root_command()(standalone_mode=False)
     except UserError as exc:

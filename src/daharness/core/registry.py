@@ -27,7 +27,7 @@ from daharness.core.scoring import ModeGroup, NoOptions, ScorerOptions
 
 ENTRY_POINT_GROUP = "daharness.plugins"
 BUILTIN_PLUGINS = (
-    "daharness.sandbox",
+    "daharness.sandbox.backends",
     "daharness.agents",
     "daharness.families",
     "daharness.runs.executors",

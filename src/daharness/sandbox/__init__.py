@@ -1,59 +1,51 @@
 """The only place agent code runs: isolated, resource-limited, stateful Python + Bash + SQL kernels.
 
-Importing this package registers its backends (`bwrap`, `unsafe-local`); `open_sandbox` builds one by
-name for a task.
+The backends register when `daharness.sandbox.backends` is imported (the registry does); the names below
+are imported on first use (PEP 562), so that `run` can start the kernel template (`template.py`) before
+it imports any backend.
 """
 
-from typing import Any
+from __future__ import annotations
 
-from daharness.core.errors import UserError
-from daharness.core.limits import Limits
-from daharness.core.registry import backends
-from daharness.core.task import Task
-from daharness.sandbox.bwrap import BwrapSandbox
-from daharness.sandbox.kernel_client import KernelSandbox, SandboxError, SandboxNotStarted, kill_all_sandboxes
-from daharness.sandbox.local import UNSAFE_BACKEND, UNSAFE_WARNING, LocalSandbox
-from daharness.sandbox.workspace import Workspace
+from typing import TYPE_CHECKING
 
+from daharness.core.lazy import lazy_attributes
 
-def open_sandbox(
-    backend: str, task: Task, limits: Limits | None = None, *, desktop: bool = False
-) -> KernelSandbox:
-    """A (not yet started) sandbox of the named backend holding the task's visible files, with a
-    desktop when the task or the run asks for one (a one-line UserError where there can be none)."""
-    cls = backends.get(backend).cls
-    if desktop or task.desktop:
-        cls.check_desktop()
-        return cls(task, limits, desktop=True)
-    return cls(task, limits)
+if TYPE_CHECKING:
+    from daharness.core.limits import Limits
+    from daharness.sandbox.backends import (
+        check_backend,
+        describe_desktop,
+        describe_isolation,
+        open_sandbox,
+        prepare_run,
+    )
+    from daharness.sandbox.bwrap import BwrapSandbox
+    from daharness.sandbox.kernel_client import (
+        KernelSandbox,
+        SandboxError,
+        SandboxNotStarted,
+        kill_all_sandboxes,
+    )
+    from daharness.sandbox.local import UNSAFE_BACKEND, UNSAFE_WARNING, LocalSandbox
+    from daharness.sandbox.workspace import Workspace
 
-
-def check_backend(backend: str) -> None:
-    """Refuse, with a one-line reason, a backend that cannot work on this machine."""
-    backends.get(backend).cls.check()
-
-
-def prepare_run(backend: str, limits: Limits) -> None:
-    """Start what the named backend's sandboxes of this run will share (the kernel template of bwrap), so
-    that even the first sample's kernel is ready when its agent first acts."""
-    backends.get(backend).cls.prepare_run(limits)
-
-
-def describe_desktop(backend: str) -> dict[str, Any]:
-    """Whether the named backend can give a sample a desktop on this machine, and if not, why."""
-    from daharness.sandbox.desktop.availability import desktop_status
-
-    status = desktop_status()
-    try:
-        backends.get(backend).cls.check_desktop()
-    except UserError as exc:
-        status.update(available=False, problem=status["problem"] or str(exc))
-    return status
+_PROVIDERS: dict[str, tuple[str, ...]] = {
+    "backends": ("check_backend", "describe_desktop", "describe_isolation", "open_sandbox", "prepare_run"),
+    "bwrap": ("BwrapSandbox",),
+    "kernel_client": ("KernelSandbox", "SandboxError", "SandboxNotStarted", "kill_all_sandboxes"),
+    "local": ("UNSAFE_BACKEND", "UNSAFE_WARNING", "LocalSandbox"),
+    "workspace": ("Workspace",),
+}
+_lazy = lazy_attributes(__name__, _PROVIDERS)
 
 
-def describe_isolation(backend: str, limits: Limits) -> dict[str, Any]:
-    """What isolation the named backend gives on this machine under `limits` (its own description)."""
-    return backends.get(backend).cls.describe_isolation(limits)
+def __getattr__(name: str) -> object:
+    if name == "Limits":  # kept for callers that took it from here
+        from daharness.core.limits import Limits
+
+        return Limits
+    return _lazy(name)
 
 
 __all__ = [

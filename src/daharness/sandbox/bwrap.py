@@ -28,7 +28,8 @@ from daharness.core.limits import Limits
 from daharness.core.registry import backend
 from daharness.sandbox import probe_cache
 from daharness.sandbox.bwrap_arguments import BwrapArguments, folder_files
-from daharness.sandbox.font_cache import font_list, font_list_path
+from daharness.sandbox.environment import SANDBOX_HOME, common_env, sandbox_path, template_settings
+from daharness.sandbox.font_cache import font_list
 from daharness.sandbox.hidden import masks
 from daharness.sandbox.isolation import kernel_limit_scopes
 from daharness.sandbox.kernel_client import KernelSandbox, Launch
@@ -41,17 +42,15 @@ from daharness.sandbox.support import (
     SANDBOX_KERNEL,
     SANDBOX_LIBRARIES,
     SANDBOX_TOOLS,
-    common_env,
     hooks_files,
     kernel_command,
     kernel_config,
     kernel_files,
     sandbox_additions,
 )
-from daharness.sandbox.template import KernelTemplate, kernel_template, start_template_now
+from daharness.sandbox.template import KernelTemplate, kernel_template, start_kernel_template
 from daharness.sandbox.uids import UidLease, acquire_uid
 
-SANDBOX_HOME = "/tmp"
 SCORING_INPUTS = "/daharness-scoring"  # a confined scoring worker's inputs (see confined_command)
 # Not /opt: it holds whatever a machine keeps there (package mirrors, wheels with bundled datasets);
 # a Python installed under it is mounted as one of the python_roots.
@@ -126,7 +125,7 @@ class BwrapSandbox(KernelSandbox):
         """This process's kernel template, where this sandbox may use it (see template.py)."""
         if self._without_template or self._cgroup is None:
             return None
-        return kernel_template(self.limits.memory_mb, *_template_settings())
+        return kernel_template(self.limits.memory_mb, *template_settings())
 
     def _add_additions(self, arguments: BwrapArguments, uid: int | None) -> None:
         """The family's folders of commands (first on PATH), environment and HOME, and what its
@@ -177,7 +176,7 @@ class BwrapSandbox(KernelSandbox):
 
     @classmethod
     def prepare_run(cls, limits: Limits) -> None:
-        start_kernel_template(limits)
+        start_kernel_template(limits.memory_mb)
 
     @classmethod
     def check_desktop(cls) -> None:
@@ -366,10 +365,6 @@ def mounted_roots() -> list[Path]:
     return [*map(Path, _SYSTEM_DIRS), *python_roots()]
 
 
-def sandbox_path() -> str:
-    return f"{Path(sys.executable).parent}:/usr/local/bin:/usr/bin:/bin"
-
-
 @computed_once
 def python_roots() -> tuple[Path, ...]:
     """Folders holding the Python installation and its packages (mounted read-only, nothing else): the
@@ -383,18 +378,3 @@ def python_roots() -> tuple[Path, ...]:
             if path.is_dir() and not any(path.is_relative_to(r) for r in roots if r != path):
                 roots = [r for r in roots if not r.is_relative_to(path)] + [path]
     return tuple(dict.fromkeys(roots))
-
-
-def _template_settings() -> tuple[dict[str, str], str | None]:
-    """The kernel template's environment and font list (the same for every sandbox of the process)."""
-    fonts = font_list_path()
-    return {"PATH": sandbox_path(), "HOME": SANDBOX_HOME, **common_env()}, str(fonts) if fonts else None
-
-
-def start_kernel_template(limits: Limits) -> None:
-    """Start the process's kernel template now, ahead of its sandboxes (template.start_template_now),
-    where they will be able to use it (control groups)."""
-    from daharness.sandbox import cgroups
-
-    if cgroups.available():
-        start_template_now(limits.memory_mb, *_template_settings())

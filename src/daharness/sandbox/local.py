@@ -8,10 +8,10 @@ from typing import Any
 
 from daharness.core.limits import Limits
 from daharness.core.registry import backend
+from daharness.sandbox.environment import common_env
 from daharness.sandbox.isolation import kernel_limit_scopes
 from daharness.sandbox.kernel_client import KernelSandbox, Launch
 from daharness.sandbox.support import (
-    common_env,
     hooks_dir,
     kernel_command,
     kernel_config,

@@ -175,18 +175,6 @@ def kernel_config(
     }
 
 
-def common_env() -> dict[str, str]:
-    return {
-        "LANG": "C.UTF-8",
-        "MPLBACKEND": "Agg",
-        "MPLCONFIGDIR": "/tmp/matplotlib",
-        "PYTHONDONTWRITEBYTECODE": "1",
-        "OPENBLAS_NUM_THREADS": "1",
-        "OMP_NUM_THREADS": "1",
-        "MKL_NUM_THREADS": "1",
-    }
-
-
 def sandbox_additions(task: Task) -> SandboxAdditions:
     """What the task's family adds to its sandboxes (nothing for a family that is not registered)."""
     if task.family in families:

@@ -223,9 +223,10 @@ def start_template_now(memory_mb: int, env: dict[str, str], font_list: str | Non
     the suite): numpy and pandas load on the other core meanwhile, and even a one-sample run's kernel is
     forked with them imported. The "later" modules wait until the process has started more than
     `_AUTO_AFTER` sandboxes (a short command would only wait for them). Where a template must not be
-    used, nothing is started."""
+    used, nothing is started (and one started early, by `run` before it had read its options, is stopped)."""
     mode = template_mode()
     if mode == "off" or os.getuid() != 0 or memory_mb < MIN_MEMORY_MB:
+        forget_template()
         return
     with _state_lock:
         if _state["template"] is not None and _state["owner"] == os.getpid():
@@ -257,3 +258,13 @@ def kernel_template(memory_mb: int, env: dict[str, str], font_list: str | None) 
         _state["template"] = template
         atexit.register(template.close)
         return template
+
+
+def start_kernel_template(memory_mb: int) -> None:
+    """Start the process's kernel template now, ahead of its sandboxes (start_template_now), where they
+    will be able to use it (control groups). Imports nothing heavy: `run` calls it first of all."""
+    from daharness.sandbox import cgroups
+    from daharness.sandbox.environment import template_settings
+
+    if cgroups.available():
+        start_template_now(memory_mb, *template_settings())
