@@ -115,10 +115,8 @@ def start_run_early(argv: list[str]) -> None:
     words = [arg for arg in argv if not arg.startswith("-")]
     if words[:1] != ["run"] or "--help" in argv or "-h" in argv:
         return
-    if _value_of("--backend", argv) not in (None, "local") or _value_of("--sandbox", argv) not in (
-        None,
-        "bwrap",
-    ):
+    backend, sandbox = _value_of("--backend", argv), _value_of("--sandbox", argv)
+    if backend not in (None, "local") or sandbox not in (None, "bwrap"):
         return
     from daharness.core.limits import Limits
     from daharness.sandbox.template import start_kernel_template

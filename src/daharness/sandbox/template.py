@@ -226,7 +226,8 @@ def start_template_now(memory_mb: int, env: dict[str, str], font_list: str | Non
     used, nothing is started (and one started early, by `run` before it had read its options, is stopped)."""
     mode = template_mode()
     if mode == "off" or os.getuid() != 0 or memory_mb < MIN_MEMORY_MB:
-        forget_template()
+        if current_template() is not None:  # ours (a forked process's parent keeps its own)
+            forget_template()
         return
     with _state_lock:
         if _state["template"] is not None and _state["owner"] == os.getpid():
