@@ -111,6 +111,8 @@ def test_forked_kernels_have_the_libraries_loaded_and_their_own_random_state(
             # matplotlib's folders are the sandbox's own, as for a kernel that imports it itself
             folder = box.python("import matplotlib\nprint(matplotlib.get_configdir())")
             assert folder.stdout == "/tmp/matplotlib\n"
+            # the template imports with the garbage collector paused; the kernel's runs as in any Python
+            assert box.python("import gc\nprint(gc.isenabled())").stdout == "True\n"
     assert draws[0].startswith("['pandas']") or draws[0].startswith("['pandas', 'sklearn.linear_model']")
     assert draws[1].startswith("['pandas', 'sklearn.linear_model']")
     assert draws[0] != draws[1]  # numpy's and random's seeds are drawn again in each fork

@@ -76,11 +76,14 @@ def _prepare(settings: dict) -> list:
 
 
 def _load(name: str, preloaded: list) -> None:
+    gc.disable()  # what an import makes lives as long as the template: passes over it would free nothing
     try:
         importlib.import_module(name)
         preloaded.append(name)
     except Exception:  # not installed, or broken here: the kernels import it themselves
         pass
+    finally:
+        gc.enable()  # as in any Python, for the kernels forked from here
 
 
 def _freeze() -> None:
