@@ -361,3 +361,19 @@ def test_the_sdk_is_imported_without_garbage_collection_and_the_collector_runs_a
     )
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
     assert done.stdout.split("\n")[-2] == "0 True openai", done.stderr[-2000:]
+
+
+def test_a_model_client_made_while_another_thread_imports_the_sdk_gets_the_whole_sdk() -> None:
+    """The first import runs on one thread; another waits for it, not take the half-made module."""
+    probe = (
+        "import sys, threading\n"
+        "from daharness.models.client import _openai\n"
+        "first = threading.Thread(target=_openai)\n"
+        "first.start()\n"
+        "while 'openai' not in sys.modules:  # until the first import has begun\n"
+        "    pass\n"
+        "print(hasattr(_openai(), 'DefaultHttpxClient'))\n"
+        "first.join()\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
+    assert done.stdout.split("\n")[-2] == "True", done.stderr[-2000:]

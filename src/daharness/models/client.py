@@ -231,15 +231,16 @@ def _openai() -> Any:
     """The openai SDK, imported on first use (not at module level: about a second). Its first import
     builds hundreds of models that live as long as the process; the garbage collector is paused meanwhile,
     as its passes over them would find nothing to free (12% of the import's time, measured)."""
-    if "openai" not in sys.modules:
-        paused = gc.isenabled()
+    first = "openai" not in sys.modules
+    paused = first and gc.isenabled()
+    if paused:
         gc.disable()
-        try:
-            import openai  # noqa: F401
-        finally:
-            if paused:
-                gc.enable()
-    return sys.modules["openai"]
+    try:
+        import openai  # the statement, not sys.modules: it waits for another thread's import to end
+    finally:
+        if paused:
+            gc.enable()
+    return openai
 
 
 @functools.cache
