@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -144,3 +146,14 @@ def load_chart_capture(name: str = "chart_capture_for_tests") -> Any:
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+def last_line_printed(source: str, *args: str, env: dict[str, str] | None = None) -> str:
+    """Run `source` in a fresh Python (its imports, threads and collector its own) and return the last line
+    it printed; fail with its error output when it fails."""
+    done = subprocess.run(
+        [sys.executable, "-c", source, *args], capture_output=True, text=True, env=env, timeout=300
+    )
+    lines = done.stdout.splitlines()
+    assert done.returncode == 0 and lines, done.stdout[-500:] + done.stderr[-2000:]
+    return lines[-1]

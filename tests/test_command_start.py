@@ -12,6 +12,7 @@ from statistics import NormalDist
 
 import numpy as np
 import pytest
+from helpers import last_line_printed
 
 from daharness.core.errors import UserError
 from daharness.report.stats import WILSON, mean_interval
@@ -165,5 +166,4 @@ def test_the_families_are_imported_without_garbage_collection_and_the_command_ru
         "except SystemExit as exc:\n"
         "    print(exc.code, seen, gc.isenabled())\n"
     )
-    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
-    assert done.stdout.split("\n")[-2] == "0 [False] True", done.stdout[-500:] + done.stderr[-2000:]
+    assert last_line_printed(probe) == "0 [False] True"

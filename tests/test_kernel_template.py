@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from helpers import last_line_printed
 
 from daharness.core.errors import UserError
 from daharness.core.limits import Limits
@@ -281,11 +282,7 @@ def test_run_starts_the_template_before_it_imports_families_or_backends(
     """`run` starts the template as its first step, importing nothing heavy for it (the families, the
     backends and pydantic load meanwhile); not where its options say no sandbox of this process uses it."""
     env = {**os.environ, "DAHARNESS_KERNEL_TEMPLATE": "auto"}
-    done = subprocess.run(
-        [sys.executable, "-c", EARLY_START, *argv], capture_output=True, text=True, env=env, timeout=120
-    )
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.split("\n")[-2] == f"{started} []"
+    assert last_line_printed(EARLY_START, *argv, env=env) == f"{started} []"
 
 
 def test_a_template_started_early_is_stopped_when_the_run_cannot_use_it() -> None:
@@ -298,11 +295,7 @@ def test_a_template_started_early_is_stopped_when_the_run_cannot_use_it() -> Non
         "print(first is not None, template.current_template() is None, first._process.wait(30))\n"
     )
     env = {**os.environ, "DAHARNESS_KERNEL_TEMPLATE": "auto"}
-    done = subprocess.run(
-        [sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=120
-    )
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.split("\n")[-2] == "True True -9"
+    assert last_line_printed(script, env=env) == "True True -9"
 
 
 def _ended(pid: int, within_s: float) -> bool:

@@ -4,8 +4,6 @@ retries, fatal errors, the cache, the concurrency limit, sampling parameters, an
 from __future__ import annotations
 
 import logging
-import subprocess
-import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -14,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from fake_openai import Drop, Fail, FakeOpenAI, Raw, Reply, Trickle
+from helpers import last_line_printed
 
 from daharness.core.errors import UserError
 from daharness.models import (
@@ -359,8 +358,7 @@ def test_the_sdk_is_imported_without_garbage_collection_and_the_collector_runs_a
         "sdk = _openai()\n"
         "print(len(passes), gc.isenabled(), sdk.__name__)\n"
     )
-    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
-    assert done.stdout.split("\n")[-2] == "0 True openai", done.stderr[-2000:]
+    assert last_line_printed(probe) == "0 True openai"
 
 
 def test_a_model_client_made_while_another_thread_imports_the_sdk_gets_the_whole_sdk() -> None:
@@ -375,5 +373,4 @@ def test_a_model_client_made_while_another_thread_imports_the_sdk_gets_the_whole
         "print(hasattr(_openai(), 'DefaultHttpxClient'))\n"
         "first.join()\n"
     )
-    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
-    assert done.stdout.split("\n")[-2] == "True", done.stderr[-2000:]
+    assert last_line_printed(probe) == "True"

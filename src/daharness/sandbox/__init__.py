@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING
 from daharness.core.lazy import lazy_attributes
 
 if TYPE_CHECKING:
-    from daharness.core.limits import Limits
     from daharness.sandbox.backends import (
         check_backend,
         describe_desktop,
@@ -37,15 +36,7 @@ _PROVIDERS: dict[str, tuple[str, ...]] = {
     "local": ("UNSAFE_BACKEND", "UNSAFE_WARNING", "LocalSandbox"),
     "workspace": ("Workspace",),
 }
-_lazy = lazy_attributes(__name__, _PROVIDERS)
-
-
-def __getattr__(name: str) -> object:
-    if name == "Limits":  # kept for callers that took it from here
-        from daharness.core.limits import Limits
-
-        return Limits
-    return _lazy(name)
+__getattr__ = lazy_attributes(__name__, _PROVIDERS)
 
 
 __all__ = [
@@ -53,7 +44,6 @@ __all__ = [
     "UNSAFE_WARNING",
     "BwrapSandbox",
     "KernelSandbox",
-    "Limits",
     "LocalSandbox",
     "SandboxError",
     "SandboxNotStarted",
