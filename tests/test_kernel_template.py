@@ -131,6 +131,19 @@ def test_a_forked_kernel_that_dies_says_how_and_its_sandbox_goes_on(task: Task, 
         assert _ended(pid, 10), pid
 
 
+def test_a_sandbox_ends_when_its_harness_end_of_the_pipe_closes(task: Task, template_on: None) -> None:
+    """bwrap's PID 1 asks for its parent-death signal only after the sandbox's setup: a harness killed
+    during the setup (kill -9) leaves it running. What holds the sandbox then still ends: its stdin, the
+    harness's pipe, closes with the harness."""
+    with BwrapSandbox(task, Limits(step_timeout_s=30)) as box:
+        assert box.forked_kernel and box.python("print(6 * 7)").stdout == "42\n"
+        processes = set(box.processes())
+        assert len(processes) >= 4
+        box._process.stdin.close()  # as it closes when the harness dies
+        for pid in processes:
+            assert _ended(pid, 10), pid
+
+
 def test_a_broken_template_leaves_the_kernel_to_bwrap(task: Task, template_on: None) -> None:
     with BwrapSandbox(task, Limits(step_timeout_s=30)) as box:
         assert box.forked_kernel

@@ -56,7 +56,9 @@ SCORING_INPUTS = "/daharness-scoring"  # a confined scoring worker's inputs (see
 # a Python installed under it is mounted as one of the python_roots.
 _SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/etc")
 # what bwrap runs when the kernel template forks the kernel: it says the sandbox is made, then holds it
-_PLACEHOLDER = ("/bin/sh", "-c", "echo ready && exec sleep infinity")
+# until its stdin, the harness's pipe, closes. bwrap's PID 1 asks for its parent-death signal only once
+# the sandbox is set up, so a harness killed during the setup left it (and a `sleep infinity`) running.
+_PLACEHOLDER = ("/bin/sh", "-c", "echo ready && read line")
 _HINT = "; to run agent code without isolation at your own risk, pass --sandbox unsafe-local"
 
 

@@ -11,7 +11,7 @@ settings from a descriptor, and forks the kernel, which becomes what bubblewrap 
 first process: a new session, no new privileges, no capabilities, only descriptors 0-2, the sandbox's
 environment and working folder, fresh random seeds. The kernel then drops to the sample's user id as
 it always does (`daharness_kernel/server.py`). The waiter reports the kernel's wait status on a pipe.
-What the sample can see differently: a root `sleep` (bwrap's command, which holds the namespaces) where
+What the sample can see differently: a root `sh` (bwrap's command, which holds the namespaces) where
 the kernel used to be PID 2, and the kernel's parent outside its PID namespace (PPID 0).
 
 It imports in two stages: the "preload" modules (numpy, pandas) before it says it is ready, then the
