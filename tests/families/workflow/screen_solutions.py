@@ -64,8 +64,18 @@ def dagster_sensor(files_script: Path) -> list[Step]:
         Click("link", "sensors 1"),
         Click("link", "directory_sensor directory_sensor"),
         Click("static", "Running", right=93),  # the switch right of its label
-        WaitFor("static", "Sensor has never run", gone=True),  # the running sensor's first tick shows
+        # the switch's state is not in the accessibility tree: until Dagster says the sensor runs, ask it
+        # (waiting for the first tick on the page took a minute)
+        Shell(f"until curl -s localhost:3000/graphql -H 'Content-Type: application/json' -d '{_SENSOR_STATUS}'"
+              " | grep -q RUNNING; do sleep 0.5; done"),
     ]
+
+
+_SENSOR_STATUS = (
+    '{"query": "{ sensorOrError(sensorSelector: {repositoryName: \\"__repository__\\", '
+    'repositoryLocationName: \\"file_watch_sensor\\", sensorName: \\"directory_sensor\\"}) '
+    '{ ... on Sensor { sensorState { status } } } }"}'
+)
 
 
 # superset/9771b80c: the table `annotation` of PublicData registered, start_dttm its default datetime
