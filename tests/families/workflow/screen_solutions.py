@@ -66,8 +66,10 @@ def dagster_sensor(files_script: Path) -> list[Step]:
         Click("static", "Running", right=93),  # the switch right of its label
         # the switch's state is not in the accessibility tree: until Dagster says the sensor runs, ask it
         # (waiting for the first tick on the page took a minute)
-        Shell(f"until curl -s localhost:3000/graphql -H 'Content-Type: application/json' -d '{_SENSOR_STATUS}'"
-              " | grep -q RUNNING; do sleep 0.5; done"),
+        Shell(
+            f"until curl -s localhost:3000/graphql -H 'Content-Type: application/json' -d '{_SENSOR_STATUS}'"
+            " | grep -q RUNNING; do sleep 0.5; done"
+        ),
     ]
 
 

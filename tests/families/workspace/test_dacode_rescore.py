@@ -106,11 +106,19 @@ def test_broken_outputs_score_zero_with_the_reason(tmp_path: Path, outputs: Path
         json.dumps({**unfinished, "finished": False})
     )
     shutil.rmtree(broken / "data-sa-001")
+    # only the damaged tasks are scored (the others are what test_compat_gives_every_official_score scores)
+    damaged = {"dm-csv-001", "di-text-001", "plot-bar-007", "dm-csv-043", "data-sa-001"}
+    for name in ("tasks.jsonl", "eval.jsonl"):
+        lines = (MATERIAL / name).read_text(encoding="utf-8").splitlines()
+        kept = [line for line in lines if line.strip() and json.loads(line)["id"] in damaged]
+        assert len(kept) == len(damaged), name
+        (tmp_path / name).write_text("\n".join(kept) + "\n", encoding="utf-8")
     for mode in ("compat", "corrected"):
         figures, _ = rescore_dacode(
-            MATERIAL / "tasks.jsonl", MATERIAL / "eval.jsonl", gold_dir=MATERIAL / "gold",
+            tmp_path / "tasks.jsonl", tmp_path / "eval.jsonl", gold_dir=MATERIAL / "gold",
             outputs_dir=broken, source_dir=None, mode=mode,
         )  # fmt: skip
+        assert set(figures["scores"]) == damaged
         scores, reasons = figures["scores"], figures["explanations"]
         for task in ("dm-csv-001", "di-text-001", "plot-bar-007", "data-sa-001"):
             assert scores[task] == 0.0, (mode, task)
