@@ -40,11 +40,15 @@ def _is_worker(config: pytest.Config) -> bool:
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    if "DAHARNESS_SUITE_CPU" not in os.environ:
+        raise pytest.UsageError("suite_cpu_plugin writes where benchmarks/suite_cpu.py says: run that")
     if not _is_worker(config):  # one sampler for the whole machine
         threading.Thread(target=_sample, daemon=True, name="suite-cpu").start()
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
+    if "DAHARNESS_SUITE_CPU" not in os.environ:  # refused in pytest_configure
+        return
     if _is_worker(config):
         name = f"tests-{config.workerinput['workerid']}.json"  # type: ignore[attr-defined]
         (_folder() / name).write_text(json.dumps(_intervals))

@@ -3,9 +3,7 @@ errors as one line."""
 
 from __future__ import annotations
 
-import contextlib
 import functools
-import gc
 import inspect
 import re
 import sys
@@ -27,6 +25,7 @@ from daharness.cli.options import (
     error_line,
     start_run_early,
 )
+from daharness.core.collector import collector_paused
 from daharness.core.errors import UserError
 
 
@@ -138,22 +137,9 @@ def root_command() -> PlainHelpGroup:
 _UsageProblem = next(c for c in typer.BadParameter.__mro__ if c.__name__ == "ClickException")
 
 
-@contextlib.contextmanager
-def _collector_paused() -> Iterator[None]:
-    """No garbage collection while the command's start imports what it needs: every object made then
-    lives as long as the process, and the collector's passes over them took a tenth of that time."""
-    paused = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if paused:
-            gc.enable()
-
-
 def main() -> None:
     try:
-        with _collector_paused():  # the families' modules and models live as long as the process
+        with collector_paused():  # the families' modules and models live as long as the process
             check_cheap_options(sys.argv[1:])
             start_run_early(sys.argv[1:])
             install(sys.argv[1:])  # the families' options, on the command that takes them

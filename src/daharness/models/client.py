@@ -14,7 +14,6 @@ from __future__ import annotations
 import contextlib
 import email.utils
 import functools
-import gc
 import hashlib
 import http
 import json
@@ -29,6 +28,7 @@ from contextlib import AbstractContextManager
 from dataclasses import asdict, dataclass, replace
 from typing import Any, Literal
 
+from daharness.core.collector import collector_paused
 from daharness.core.errors import UserError
 from daharness.models.cache import ResponseCache
 from daharness.models.settings import ModelSettings
@@ -231,15 +231,8 @@ def _openai() -> Any:
     """The openai SDK, imported on first use (not at module level: about a second). Its first import
     builds hundreds of models that live as long as the process; the garbage collector is paused meanwhile,
     as its passes over them would find nothing to free (12% of the import's time, measured)."""
-    first = "openai" not in sys.modules
-    paused = first and gc.isenabled()
-    if paused:
-        gc.disable()
-    try:
+    with collector_paused() if "openai" not in sys.modules else contextlib.nullcontext():
         import openai  # the statement, not sys.modules: it waits for another thread's import to end
-    finally:
-        if paused:
-            gc.enable()
     return openai
 
 

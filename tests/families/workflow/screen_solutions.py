@@ -67,8 +67,9 @@ def dagster_sensor(files_script: Path) -> list[Step]:
         # the switch's state is not in the accessibility tree: until Dagster says the sensor runs, ask it
         # (waiting for the first tick on the page took a minute)
         Shell(
-            f"until curl -s localhost:3000/graphql -H 'Content-Type: application/json' -d '{_SENSOR_STATUS}'"
-            " | grep -q RUNNING; do sleep 0.5; done"
+            "for _ in $(seq 120); do curl -s localhost:3000/graphql -H 'Content-Type: application/json'"
+            f" -d '{_SENSOR_STATUS}' | grep -q RUNNING && exit 0; sleep 0.5; done;"
+            " echo 'Dagster does not say the sensor runs 60 s after the click' >&2; exit 1"
         ),
     ]
 
