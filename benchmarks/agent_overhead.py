@@ -3,7 +3,8 @@
 The model server (the tests' OpenAI-compatible fake, on 127.0.0.1) answers at once, so what is left is
 daharness itself: the HTTP round trip through the openai client, prompt building and parsing, the sandbox
 step, trajectory and record writing. The `react` agent runs N samples of the closed-form suite, each with
-a fixed number of trivial tool steps before its final answer.
+a fixed number of trivial tool steps before its final answer. The run starts as `daharness run` does: the
+kernel template first, then the suite and the agent.
 
 Run: python benchmarks/agent_overhead.py [SAMPLES] [STEPS_PER_SAMPLE]
 """
@@ -22,14 +23,17 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from fake_openai import FakeOpenAI
 
 from daharness.agents import AgentOptions, make_agent
+from daharness.core.limits import Limits
 from daharness.models import ModelSettings
 from daharness.runs.runner import run_suite
+from daharness.sandbox import prepare_run
 from daharness.suites import load_suite
 
 
 def main() -> None:
     samples = int(sys.argv[1]) if len(sys.argv) > 1 else 10
     tool_steps = int(sys.argv[2]) if len(sys.argv) > 2 else 5
+    prepare_run("bwrap", Limits())  # as `daharness run` does first: the kernel template loads meanwhile
     suite = load_suite("closed-form")
 
     def responder(request: dict) -> str:

@@ -66,6 +66,15 @@ def test_bash_reports_exit_status_and_files(box: BwrapSandbox) -> None:
     assert box.bash("python -c 'print(2 ** 10)'").stdout == "1024\n"
 
 
+def test_a_bash_command_past_its_timeout_is_killed_with_its_children(box: BwrapSandbox) -> None:
+    slow = box.bash("sleep 30 & echo started; wait", timeout=0.5)
+    assert slow.timed_out and slow.exit_status is None and slow.stdout == "started\n"
+    assert slow.error is not None and slow.error.name == "TimeoutError"
+    # the session was killed: no `sleep` is left, and the next command runs and ends at once
+    after = box.bash("ps -eo comm | grep -c '^sleep$'; exit 3", timeout=5)
+    assert after.stdout == "0\n" and after.exit_status == 3 and not after.timed_out
+
+
 def test_sql_on_sqlite_and_duckdb(box: BwrapSandbox) -> None:
     table = box.sql("shop.db", "select id, amount from orders where amount > 1 order by id")
     assert table.ok
