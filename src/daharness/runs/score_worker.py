@@ -41,6 +41,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import IO, Any
 
+from daharness.core.exits import wait_for_exit
 from daharness.core.limits import Limits
 from daharness.sandbox.workspace import remove_tree
 
@@ -273,9 +274,7 @@ class _Worker:
     def close(self) -> None:
         with contextlib.suppress(OSError):
             self.process.stdin.close()  # type: ignore[union-attr]
-        try:
-            self.process.wait(timeout=5)
-        except subprocess.TimeoutExpired:
+        if wait_for_exit(self.process, 5) is None:
             self.kill()
         self._release()
 

@@ -41,6 +41,7 @@ from daharness.core.desktop import (
     parse_screen_action,
 )
 from daharness.core.errors import UserError
+from daharness.core.exits import wait_for_exit
 from daharness.core.limits import Limits
 from daharness.core.observation import ErrorInfo, Observation
 from daharness.core.submission import ActionEvent
@@ -122,11 +123,7 @@ class KernelPipes:
     @classmethod
     def of_process(cls, process: subprocess.Popen[bytes]) -> KernelPipes:
         def returncode(timeout: float) -> int | None:
-            if timeout <= 0:
-                return process.poll()
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                process.wait(timeout=timeout)
-            return process.returncode
+            return wait_for_exit(process, timeout)
 
         return cls(process.stdin, process.stdout, process.stderr, returncode)
 

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from daharness.core.errors import UserError
+from daharness.core.exits import wait_for_exit
 from daharness.sandbox.bwrap_arguments import memory_fd
 
 PRELOAD = ("numpy", "pandas")  # imported before the template forks any kernel
@@ -182,7 +183,7 @@ class KernelTemplate:
             self._channel.close()
         with contextlib.suppress(Exception):
             self._process.kill()
-            self._process.wait(5)
+            wait_for_exit(self._process, 5)
 
 
 _state: dict[str, Any] = {"template": None, "owner": None, "launches": 0}
