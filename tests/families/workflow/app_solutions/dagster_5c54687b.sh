@@ -1,7 +1,8 @@
 # The agent's actions for Spider2-V dagster/5c54687b (a daily-partitioned asset saving the Astronomy
 # Picture of the Day's image address, materialized for 2024-04-10 to 2024-04-13): the asset written, then
-# each partition materialized with Dagster's CLI on the instance the UI serves. api.nasa.gov is the
-# sandbox's stand-in, whose answers for these days hold the addresses the official gold files recorded.
+# each partition materialized on the instance the UI serves, all in one Python process (Dagster's CLI
+# would import Dagster once per partition). api.nasa.gov is the sandbox's stand-in, whose answers for
+# these days hold the addresses the official gold files recorded.
 cd ~/apod-proj
 cat > apod_proj/assets.py <<'PY'
 import json
@@ -26,7 +27,13 @@ PY
 source ~/anaconda3/etc/profile.d/conda.sh
 conda activate dagster
 export DAGSTER_HOME=~/.dagster
-for day in 2024-04-10 2024-04-11 2024-04-12 2024-04-13; do
-    dagster asset materialize --select apod_asset --partition "$day" -m apod_proj > /dev/null 2>&1
-done
+python - > /dev/null 2>&1 <<'PY'
+from dagster import DagsterInstance, materialize
+
+from apod_proj.assets import apod_asset
+
+instance = DagsterInstance.get()
+for day in ("2024-04-10", "2024-04-11", "2024-04-12", "2024-04-13"):
+    materialize([apod_asset], partition_key=day, instance=instance)
+PY
 cat data/apod_url_2024-04-13.txt
