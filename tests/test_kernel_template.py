@@ -331,6 +331,7 @@ SCRIPTS = {
     "fails.py": "def f():\n    return 1 / 0\nf()\n",
     "broken.py": "x = (\n",
     "marked.py": "import builtins\nprint(getattr(builtins, 'MARK', 'clean'))\n",
+    "draws.py": "import numpy\nprint(numpy.random.rand())\n",  # (Python's own `random` reseeds at fork)
 }
 
 
@@ -348,6 +349,8 @@ def test_a_script_forked_from_the_kernel_ends_as_a_python_process_would(
             ), name  # fmt: skip
         assert box.history[-2].kind == "bash"  # the history says what the step means
         assert box.history[-2].args == {"command": "python missing.py"}
+        draws = {box.python_script("draws.py", []).stdout for _ in range(3)}
+        assert len(draws) == 3  # each script its own seeds, as each new Python process has
         assert box.write_file("loops.py", "while True:\n    pass\n").ok
         looping = box.python_script("loops.py", [], timeout=1)
         assert looping.timed_out and looping.error is not None and looping.error.name == "TimeoutError"

@@ -161,7 +161,8 @@ class DaAgent(ModelAgent):
             if not written.ok:
                 return render_observation(written)
             kind, step_args = "bash", {"command": f"python {shlex.quote(path)}"}
-            observation = sandbox.bash(step_args["command"])
+            # `python PATH`, forked from the kernel with its libraries imported where it can be
+            observation = sandbox.python_script(path, [])
         submission.act(kind, step_args, observation)
         return render_observation(observation)
 
