@@ -7,8 +7,9 @@ system and Python read-only, a private /tmp, and of the host nothing but daharne
 of plugins' scorers and one folder of inputs, into which the harness links each job's files
 (`scoring_inputs.py`); when daharness runs as root, the worker becomes a sandbox user id of its own.
 It imports the scorers once, then, for each job, forks a child that sets its rlimits, scores and writes
-the score back; a runaway child takes nothing but itself down, and the worker stays clean for the next
-job. The harness keeps a small pool of idle workers (one per job in flight at most) and kills a worker
+the score back (the libraries a child imported, numpy, pandas, scikit-learn..., the worker imports after
+it, so that the next children start with them); a runaway child takes nothing but itself down, and the
+worker stays clean for the next job. The harness keeps a small pool of idle workers (one per job in flight at most) and kills a worker
 whose job outlives its wall-time limit.
 
 Jobs travel to the worker as length-prefixed pickles (the harness's own objects: the worker trusts its
@@ -68,43 +69,76 @@ def _serve(uid: int | None) -> None:
         _own_user = True
     from daharness.core.registry import discover
 
-    # every family's scorers (and pandas with them) and plugins' entry points, once here rather than in
-    # every job's child
+    # every family's scorers and plugins' entry points, once here rather than in every job's child
     discover()
 
     jobs, results = sys.stdin.buffer, sys.stdout.buffer
     _send(results, json.dumps(["ready", ""]).encode())  # the imports are done: a job's time starts now
     while (job := _receive(jobs)) is not None:
-        _send(results, _run_job(*job))
+        reply, learned = _run_job(*job)
+        _send(results, reply)
+        _preload(learned)
+
+
+# The libraries scorers import when they first score (the families register without them). A job's child
+# names those it imported, and the worker imports them after replying, so that the next jobs' children
+# start with them: numpy, pandas, scikit-learn, SciPy and scikit-image took a child about 0.35 s of CPU.
+_LIBRARIES = frozenset(
+    {"numpy", "pandas", "scipy", "sklearn", "skimage", "PIL", "rapidfuzz", "json5", "openpyxl"}
+)
+_LEARNED_BYTES = 1 << 16
+
+
+def _library(name: str) -> bool:
+    """A module of one of _LIBRARIES, at most one level down (importing it imports what it needs)."""
+    return name.partition(".")[0] in _LIBRARIES and name.count(".") <= 1
+
+
+def _preload(names: list[str]) -> None:
+    for name in names:
+        if _library(name) and name not in sys.modules:
+            with contextlib.suppress(Exception):
+                importlib.import_module(name)
 
 
 def _run_job(
     paths: list[str], call: str, modules: list[str], arguments: tuple[Any, ...], memory: int, cpu: int
-) -> bytes:
+) -> tuple[bytes, list[str]]:
+    """The job's outcome, and the libraries its child imported (see _LIBRARIES)."""
     for path in paths:
         if path not in sys.path:
             sys.path.append(path)
     reader, writer = os.pipe()
     pid = os.fork()
-    if pid == 0:  # the child: limits, score, answer, exit
+    if pid == 0:  # the child: limits, score, answer (after the line naming what it imported), exit
         os.close(reader)
         with os.fdopen(writer, "wb") as out:
-            out.write(_score_limited(call, modules, arguments, memory, cpu))
+            before = set(sys.modules)
+            reply = _score_limited(call, modules, arguments, memory, cpu)
+            learned = sorted(name for name in set(sys.modules) - before if _library(name))
+            out.write(json.dumps(learned).encode()[:_LEARNED_BYTES] + b"\n" + reply)
         os._exit(0)
     os.close(writer)
     with os.fdopen(reader, "rb") as answer:
+        learned_line = answer.readline(_LEARNED_BYTES + 1)
         data = answer.read(MAX_REPLY_BYTES + 1)
         if len(data) > MAX_REPLY_BYTES:  # it would block writing the rest: stop it
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)
     _, status = os.waitpid(pid, 0)
+    try:
+        learned = [name for name in json.loads(learned_line) if isinstance(name, str)]
+    except (ValueError, TypeError):  # cut short (the child died) or too long: nothing learned
+        learned = []
     if len(data) > MAX_REPLY_BYTES:
         why = f"the score takes more than {MAX_REPLY_BYTES >> 20} MB"
-        return json.dumps(["unsendable", why]).encode()
-    return data or json.dumps(["died", os.waitstatus_to_exitcode(status)]).encode()
+        return json.dumps(["unsendable", why]).encode(), learned
+    return data or json.dumps(["died", os.waitstatus_to_exitcode(status)]).encode(), learned
 
 
 def _score_limited(call: str, modules: list[str], arguments: tuple[Any, ...], memory: int, cpu: int) -> bytes:
+    if "numpy" in sys.modules:  # the seeds of a fresh process (Python's `random` reseeds at fork itself)
+        sys.modules["numpy"].random.seed()
     # the data cap counts what this process holds already (the scorers' imports) plus the allowance
     held = _data_bytes()
     resource.setrlimit(resource.RLIMIT_DATA, (held + memory, held + memory))
