@@ -375,3 +375,24 @@ def test_a_sandbox_that_cannot_be_made_ahead_is_the_error_of_its_sample_alone(tm
     assert records[first.id]["status"] == records[third.id]["status"] == "scored"
     assert records[broken.id]["status"] == "error"
     assert "FileNotFoundError" in records[broken.id]["error"] and "deleted.csv" in records[broken.id]["error"]
+
+
+def test_a_sandbox_started_ahead_for_a_sample_that_does_not_come_next_is_closed() -> None:
+    """The run starts its first selected sample's sandbox before it reads which samples are done; in a
+    resumed run another sample may come first, and preparing that one closes the sandbox of the first."""
+    from daharness.runs.executors import ExecutorSettings, SampleWork, make_executor
+
+    first, second = load_suite("closed-form").tasks[:2]
+    work = SampleWork(make_agent("reference"), SandboxSettings(), ScoringSettings())
+    samples = make_executor(ExecutorSettings(), work, 1)
+    try:
+        samples.prepare(first)
+        started_for_first = samples._ahead  # type: ignore[attr-defined]
+        assert started_for_first is not None and started_for_first[0] == first.id
+        samples.prepare(first)  # the same sample again: the same sandbox
+        assert samples._ahead is started_for_first  # type: ignore[attr-defined]
+        samples.prepare(second)
+        assert samples._ahead[0] == second.id  # type: ignore[attr-defined]
+        assert not started_for_first[1].workspace.root.exists()  # closed: its files are gone
+    finally:
+        samples.close()

@@ -119,7 +119,10 @@ class LocalExecutor(SampleExecutor):
         """Start the sandbox of the next sample while the samples in flight run (its start, some 60 ms of
         waiting on namespaces and mounts, is then off the sample's path). Not with a desktop: that is a
         display, a browser and their memory, held for nothing until a slot frees."""
-        if self._ahead is not None or task.desktop or self.work.sandbox.desktop:
+        if self._ahead is not None and self._ahead[0] == task.id:
+            return
+        self._drop_ahead()  # started for a sample that did not come next (a resumed run's first)
+        if task.desktop or self.work.sandbox.desktop:
             return
         try:
             self._ahead = (task.id, start_sandbox(task, self.work.sandbox))

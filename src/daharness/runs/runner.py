@@ -232,6 +232,8 @@ def run_suite(
     work = SampleWork(agent, sandbox, scoring, agent_factory)
     samples = make_executor(executor, work, concurrency)
     try:
+        if selected:  # its sandbox starts while the run's directory is made (a resumed run may drop it)
+            samples.prepare(selected[0])
         spec = run_spec(suite, agent, scoring, sandbox, samples.slots)
         spec.epochs = epochs
         spec.tags = list((labels or {}).get("tags") or [])

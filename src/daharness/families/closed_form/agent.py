@@ -90,8 +90,8 @@ class ReactAgent(ModelAgent):
                 parsed = parse_react_reply(last_reply)
                 messages.append({"role": "assistant", "content": last_reply})
                 if parsed.code is not None:
-                    if not output_made:
-                        sandbox.bash("mkdir -p output")
+                    if not output_made:  # in the kernel, binding no name: a shell step costs 4 ms more
+                        sandbox.python("__import__('os').makedirs('output', exist_ok=True)")
                         output_made = True
                     observation = sandbox.python(parsed.code)
                     submission.act("python", {"code": parsed.code}, observation)
