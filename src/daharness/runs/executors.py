@@ -76,7 +76,8 @@ class SampleExecutor(ABC):
     def submit(self, job: SampleJob) -> None: ...
 
     def prepare(self, task: Task) -> None:  # noqa: B027 - most executors have nothing to prepare
-        """`task` is the next to be submitted: start what its sample will need, if this executor can."""
+        """`task` is likely the next to be submitted: start what its sample will need, if this executor
+        can (a resumed run's first guess may be wrong: the next `prepare` replaces it)."""
 
     @abstractmethod
     def in_flight(self) -> int: ...
@@ -116,9 +117,10 @@ class LocalExecutor(SampleExecutor):
         self._ahead: tuple[str, SandboxBackend] | None = None  # the next sample's sandbox, starting
 
     def prepare(self, task: Task) -> None:
-        """Start the sandbox of the next sample while the samples in flight run (its start, some 60 ms of
-        waiting on namespaces and mounts, is then off the sample's path). Not with a desktop: that is a
-        display, a browser and their memory, held for nothing until a slot frees."""
+        """Start the sandbox of the next sample while the samples in flight run, or while the run makes
+        its directory (its start, some 50 ms of waiting on namespaces and mounts, is then off the sample's
+        path); one started for another task is closed. Not with a desktop: that is a display, a browser
+        and their memory, held for nothing until a slot frees."""
         if self._ahead is not None and self._ahead[0] == task.id:
             return
         self._drop_ahead()  # started for a sample that did not come next (a resumed run's first)

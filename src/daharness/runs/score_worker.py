@@ -137,8 +137,8 @@ def _run_job(
 
 
 def _score_limited(call: str, modules: list[str], arguments: tuple[Any, ...], memory: int, cpu: int) -> bytes:
-    if "numpy" in sys.modules:  # the seeds of a fresh process (Python's `random` reseeds at fork itself)
-        sys.modules["numpy"].random.seed()
+    if (numpy := sys.modules.get("numpy")) is not None:  # a new process's seeds (`random` reseeds at fork)
+        numpy.random.seed()
     # the data cap counts what this process holds already (the scorers' imports) plus the allowance
     held = _data_bytes()
     resource.setrlimit(resource.RLIMIT_DATA, (held + memory, held + memory))

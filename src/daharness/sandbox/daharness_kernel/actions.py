@@ -118,15 +118,6 @@ def run_script(request: dict[str, Any]) -> dict[str, Any]:
     return {"exit_status": os.waitstatus_to_exitcode(status)}
 
 
-def _fresh_seeds() -> None:
-    import random
-
-    random.seed()
-    numpy = sys.modules.get("numpy")
-    if numpy is not None:
-        numpy.random.seed()
-
-
 def _ended_within(pid: int, timeout: float) -> bool:
     """Whether the child `pid` ended within `timeout` seconds (it is left to be reaped). Its pidfd wakes
     us as it ends: Popen.wait's timeout polls with doubling sleeps, which made a 2 ms command a 5 ms step."""
@@ -164,7 +155,10 @@ def _script_in_fork(path: str, args: list[str]) -> int:
         signal.setitimer(signal.ITIMER_REAL, 0)
         for number in (signal.SIGALRM, signal.SIGTERM):
             signal.signal(number, signal.SIG_DFL)
-        _fresh_seeds()  # as a new process has: two scripts must not draw the same "random" numbers
+        # a new process's seeds: two scripts must not draw the same "random" numbers (Python's `random`
+        # reseeds at fork itself, numpy's global generator does not)
+        if (numpy := sys.modules.get("numpy")) is not None:
+            numpy.random.seed()
         sys.argv = [path, *args]  # as given; __file__, the import path and tracebacks say it in full
         sys.path.insert(0, os.path.dirname(full))
         main = types.ModuleType("__main__")
