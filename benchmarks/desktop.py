@@ -139,7 +139,7 @@ def main() -> None:
             timings = box._desktop.timings  # type: ignore[union-attr]
             print(
                 f"desktop ready (Xvfb + WM + Chromium): {timings['ready_s']:.2f} s "
-                f"(display {timings['display_s']:.2f} s, Chromium {timings['browser_s']:.2f} s; "
+                f"(display and window manager {timings['display_s']:.2f} s, Chromium {timings['browser_s']:.2f} s; "
                 f"whole sample start with its kernel {start_s:.2f} s)  target <= 5 s"
             )
             show_page(box, "orders")

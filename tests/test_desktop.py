@@ -83,7 +83,12 @@ def test_page_elements_are_listed_where_they_are_and_clicks_and_typing_reach_the
         titles.append([t["title"] for t in box.desktop_request("tabs")["tabs"] if t["active"]])
         return titles[-1] == ["clicked 3"]  # one click, then a double click: the page counted three
 
-    wait_until(counted_three, 30, what="the page counting three clicks")
+    try:
+        wait_until(counted_three, 30, what="the page counting three clicks")
+    except AssertionError as exc:  # what the page showed instead says which click went astray
+        raise AssertionError(
+            f"{exc}; the active tabs' titles seen: {sorted(set(map(tuple, titles)))}"
+        ) from None
     assert all(seen in (["orders"], ["clicked 1"], ["clicked 2"], ["clicked 3"]) for seen in titles), titles
     entry = next(e for e in view.elements if e.tag == "entry" and e.name == "Quantity")
     assert box.act_on_desktop({"action_type": "CLICK", "x": entry.center[0], "y": entry.center[1]}).ok

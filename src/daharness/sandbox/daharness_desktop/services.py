@@ -79,6 +79,9 @@ class Services:
             "window_manager", ["openbox", "--sm-disable", "--config-file", str(_window_manager_config())]
         )
         self._spawn("a11y_registry", ["/usr/libexec/at-spi2-registryd"])
+        # a window manager that arrives after the browser's window moves and refocuses it: clicks sent
+        # at the places its page gave a moment before may then not reach the page
+        self._wait("window_manager", _window_manager_running, 10.0)
         self.timings["display_s"] = time.perf_counter() - started
         if browser:
             self.start_browser()
@@ -198,6 +201,20 @@ class Services:
                 os.killpg(process.pid, signal.SIGKILL)
         for process in self.processes.values():
             process.wait()
+
+
+def _window_manager_running() -> bool:
+    """Whether a window manager has taken the screen (it names its check window on the root window,
+    as EWMH asks, once it manages the screen's windows)."""
+    from Xlib import Xatom, display  # here: the harness imports this module's names without python-xlib
+
+    connection = display.Display(DISPLAY)
+    try:
+        root = connection.screen().root
+        check = root.get_full_property(connection.intern_atom("_NET_SUPPORTING_WM_CHECK"), Xatom.WINDOW)
+        return check is not None and len(check.value) > 0
+    finally:
+        connection.close()
 
 
 def _window_manager_config() -> Path:
