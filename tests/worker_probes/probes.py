@@ -14,3 +14,10 @@ def imports_sklearn_metrics() -> Score:
     import sklearn.metrics  # noqa: F401
 
     return Score(value=0.0, details={"started_with": started_with, "draw": float(numpy.random.rand())})
+
+
+def where_daharness_is() -> Score:
+    """The daharness the child imported (from the worker, which imported it at its start)."""
+    import daharness
+
+    return Score(value=1.0, details={"daharness": daharness.__file__})

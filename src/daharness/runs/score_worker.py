@@ -209,6 +209,13 @@ class _JobUnpickler(pickle.Unpickler):
 # ---- the harness side ------------------------------------------------------------------------------
 
 
+# A confined worker (-I: no PYTHONPATH) imports the daharness the harness runs, the only copy mounted
+# for it, also where that copy is found through PYTHONPATH rather than installed
+_PACKAGE_ROOT = Path(__file__).resolve().parents[2]
+_CONFINED_START = (
+    "import runpy, sys; sys.path.insert(0, {root!r}); "
+    "runpy.run_module('daharness.runs.score_worker', run_name='__main__')"
+)
 # A confined worker's private /tmp and /dev/shm (memory of the host: kept small; matplotlib's cache)
 _LIMITS = Limits(tmp_mb=64, shm_mb=16)
 # Workers are started from one long-lived thread: bubblewrap kills its sandbox when the thread that
@@ -237,7 +244,10 @@ class _Worker:
                 self.lease = acquire_uid()
                 command += ["--uid", str(self.lease.uid)]
             command = confined_command(
-                [sys.executable, "-I", *command[1:]], inputs=self.inputs, code=list(code), limits=_LIMITS
+                [sys.executable, "-I", "-c", _CONFINED_START.format(root=str(_PACKAGE_ROOT)), *command[3:]],
+                inputs=self.inputs,
+                code=list(code),
+                limits=_LIMITS,
             )
         self.process = _spawner.submit(
             subprocess.Popen,
