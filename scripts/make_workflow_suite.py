@@ -665,7 +665,7 @@ from {{ ref('cars') }}
 group by origin
 order by origin
 SQL
-dbt seed && dbt run
+dbt build
 """,
             "dbt run",
             ["Completed successfully", "OK created sql table model .*origin_summary"],
@@ -685,7 +685,7 @@ dbt seed && dbt run
             """cd ~/projects/market
 printf 'models:\\n  market:\\n    +materialized: table\\n' >> dbt_project.yml
 sed -i "s/{{ config(materialized='view') }}//" models/monthly_prices.sql
-dbt seed && dbt run
+dbt build
 """,
             "dbt run",
             [
@@ -764,7 +764,7 @@ from {{ ref('iowa_generation') }}
 group by year
 order by year
 SQL
-dbt seed && dbt run
+dbt build
 """,
             "dbt run",
             ["Completed successfully", "OK created sql table model .*renewable_share"],
@@ -782,7 +782,7 @@ dbt seed && dbt run
             },
             """mv ~/weather_labels.csv ~/projects/weather/seeds/
 cd ~/projects/weather
-dbt seed && dbt run
+dbt build
 """,
             "dbt run",
             ["Completed successfully", "OK created sql table model .*weather_summary"],
@@ -809,7 +809,7 @@ from pathlib import Path
 path = Path("models/employment_ratio.sql")
 path.write_text(path.read_text().replace("unemployed", "unemp"))
 PY
-dbt seed && dbt run
+dbt build
 """,
             "dbt run",
             ["Completed successfully", "OK created sql table model .*employment_ratio"],

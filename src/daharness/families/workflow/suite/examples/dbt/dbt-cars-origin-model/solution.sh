@@ -11,4 +11,4 @@ from {{ ref('cars') }}
 group by origin
 order by origin
 SQL
-dbt seed && dbt run
+dbt build

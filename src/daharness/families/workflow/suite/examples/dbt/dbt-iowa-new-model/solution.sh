@@ -10,4 +10,4 @@ from {{ ref('iowa_generation') }}
 group by year
 order by year
 SQL
-dbt seed && dbt run
+dbt build

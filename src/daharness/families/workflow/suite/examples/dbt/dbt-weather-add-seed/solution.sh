@@ -1,3 +1,3 @@
 mv ~/weather_labels.csv ~/projects/weather/seeds/
 cd ~/projects/weather
-dbt seed && dbt run
+dbt build
