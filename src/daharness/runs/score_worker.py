@@ -210,11 +210,14 @@ class _JobUnpickler(pickle.Unpickler):
 
 
 # A confined worker (-I: no PYTHONPATH) imports the daharness the harness runs, the only copy mounted
-# for it, also where that copy is found through PYTHONPATH rather than installed
+# for it, also where that copy is found through PYTHONPATH rather than installed (its folder goes first
+# only then: an installed copy's site-packages keeps its place after the standard library)
 _PACKAGE_ROOT = Path(__file__).resolve().parents[2]
 _CONFINED_START = (
-    "import runpy, sys; sys.path.insert(0, {root!r}); "
-    "runpy.run_module('daharness.runs.score_worker', run_name='__main__')"
+    "import runpy, sys\n"
+    "if {root!r} not in sys.path:\n"
+    "    sys.path.insert(0, {root!r})\n"
+    "runpy.run_module('daharness.runs.score_worker', run_name='__main__')\n"
 )
 # A confined worker's private /tmp and /dev/shm (memory of the host: kept small; matplotlib's cache)
 _LIMITS = Limits(tmp_mb=64, shm_mb=16)
