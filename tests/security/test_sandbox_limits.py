@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -126,6 +127,45 @@ def test_a_quota_kill_holds_the_lock_from_measurement_to_kill(tmp_path: Path) ->
     assert lock.acquire(blocking=False)
     lock.release()
     assert guard.times_exceeded == 1 and guard.check() is None  # over quota, but not growing: no kill
+
+
+class _ListedBefore:
+    """What os.scandir gives, listed in full before the test deletes some of it: the entries that a
+    scan reads from the kernel in one batch and then stats one by one while `rm -r` deletes them."""
+
+    def __init__(self, entries: list[os.DirEntry[str]]) -> None:
+        self.entries = entries
+
+    def __enter__(self) -> _ListedBefore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+    def __iter__(self) -> Iterator[os.DirEntry[str]]:
+        return iter(self.entries)
+
+
+def test_files_deleted_during_a_count_count_towards_its_cap(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A count capped at the quota stops at the same number when files vanish between the folder's
+    listing and their stat (the agent's cleanup after a quota stop): it once read 311 entries against a
+    cap of 302, which the guard took for growth, and it stopped the cleanup."""
+    for number in range(400):
+        (tmp_path / f"{number:03}").touch()
+    scandir = os.scandir
+
+    def listed_then_deleted(path: str) -> _ListedBefore:
+        entries = sorted(scandir(path), key=lambda entry: entry.name)
+        for entry in entries[250:350]:  # deleted after the listing, before their stat
+            os.unlink(entry.path)
+        return _ListedBefore(entries)
+
+    monkeypatch.setattr(os, "scandir", listed_then_deleted)
+    assert measure(tmp_path, stop_after=301).entries == 302
+    monkeypatch.undo()
+    assert measure(tmp_path).entries == 300  # the 100 deleted ones are gone
 
 
 def test_copy_out_keeps_holes_and_leaves_what_is_over_the_quota_out(task: Task, tmp_path: Path) -> None:

@@ -35,6 +35,11 @@ def measure(root: Path, stop_after: int | None = None) -> WorkspaceUsage:
         with scanner:
             for entry in scanner:
                 entries += 1
+                # before the entry's stat, which fails for one deleted since the listing: a count
+                # taken while the agent deletes (its cleanup after a quota stop) must stop at the
+                # same cap as the others, or it reads as growth
+                if stop_after is not None and entries > stop_after:
+                    return WorkspaceUsage(total, entries)
                 try:
                     info = entry.stat(follow_symlinks=False)
                 except OSError:
@@ -43,8 +48,6 @@ def measure(root: Path, stop_after: int | None = None) -> WorkspaceUsage:
                     stack.append(entry.path)
                 elif stat.S_ISREG(info.st_mode):
                     total += info.st_size
-                if stop_after is not None and entries > stop_after:
-                    return WorkspaceUsage(total, entries)
     return WorkspaceUsage(total, entries)
 
 
