@@ -1,7 +1,7 @@
 """Scoring worker processes: where scorers read what an agent left, confined like a sandbox and under a
 memory and CPU cap.
 
-A worker is a fresh interpreter (`python -m daharness.runs.score_worker`). Unless scoring is unconfined
+A worker is a fresh interpreter running this module (`_worker_command`). Unless scoring is unconfined
 (`--sandbox unsafe-local`), it runs in bubblewrap (`sandbox.bwrap.confined_command`): no network, the
 system and Python read-only, a private /tmp, and of the host nothing but daharness's code, the folders
 of plugins' scorers and one folder of inputs, into which the harness links each job's files
@@ -9,8 +9,8 @@ of plugins' scorers and one folder of inputs, into which the harness links each 
 It imports the scorers once, then, for each job, forks a child that sets its rlimits, scores and writes
 the score back (the libraries a child imported, numpy, pandas, scikit-learn..., the worker imports after
 it, so that the next children start with them); a runaway child takes nothing but itself down, and the
-worker stays clean for the next job. The harness keeps a small pool of idle workers (one per job in flight at most) and kills a worker
-whose job outlives its wall-time limit.
+worker stays clean for the next job. The harness keeps a small pool of idle workers (one per job in
+flight at most) and kills a worker whose job outlives its wall-time limit.
 
 Jobs travel to the worker as length-prefixed pickles (the harness's own objects: the worker trusts its
 harness, and unpickles only daharness's classes and plain types, `_JobUnpickler`); outcomes come back
@@ -212,13 +212,21 @@ class _JobUnpickler(pickle.Unpickler):
 # A confined worker (-I: no PYTHONPATH) imports the daharness the harness runs, the only copy mounted
 # for it, also where that copy is found through PYTHONPATH rather than installed (its folder goes first
 # only then: an installed copy's site-packages keeps its place after the standard library)
-_PACKAGE_ROOT = Path(__file__).resolve().parents[2]
-_CONFINED_START = (
-    "import runpy, sys\n"
-    "if {root!r} not in sys.path:\n"
-    "    sys.path.insert(0, {root!r})\n"
-    "runpy.run_module('daharness.runs.score_worker', run_name='__main__')\n"
-)
+_CONFINED_START = """import runpy, sys
+if {root!r} not in sys.path:
+    sys.path.insert(0, {root!r})
+runpy.run_module("daharness.runs.score_worker", run_name="__main__")
+"""
+
+
+def _worker_command(*, confined: bool) -> list[str]:
+    """The interpreter running this module: unconfined, as the harness's own environment finds it."""
+    if not confined:
+        return [sys.executable, "-m", "daharness.runs.score_worker"]
+    root = str(Path(__file__).resolve().parents[2])
+    return [sys.executable, "-I", "-c", _CONFINED_START.format(root=root)]
+
+
 # A confined worker's private /tmp and /dev/shm (memory of the host: kept small; matplotlib's cache)
 _LIMITS = Limits(tmp_mb=64, shm_mb=16)
 # Workers are started from one long-lived thread: bubblewrap kills its sandbox when the thread that
@@ -235,7 +243,7 @@ class _Worker:
         self.key = (confined, code)
         self.lease: Any = None
         self.inputs: Path | None = None
-        command = [sys.executable, "-m", "daharness.runs.score_worker"]
+        command = _worker_command(confined=confined)
         if confined:
             from daharness.sandbox.bwrap import confined_command
             from daharness.sandbox.scratch import process_scratch
@@ -246,12 +254,7 @@ class _Worker:
             if os.getuid() == 0:
                 self.lease = acquire_uid()
                 command += ["--uid", str(self.lease.uid)]
-            command = confined_command(
-                [sys.executable, "-I", "-c", _CONFINED_START.format(root=str(_PACKAGE_ROOT)), *command[3:]],
-                inputs=self.inputs,
-                code=list(code),
-                limits=_LIMITS,
-            )
+            command = confined_command(command, inputs=self.inputs, code=list(code), limits=_LIMITS)
         self.process = _spawner.submit(
             subprocess.Popen,
             command,

@@ -207,8 +207,12 @@ def _window_manager_running() -> bool:
     """Whether a window manager has taken the screen (it names its check window on the root window,
     as EWMH asks, once it manages the screen's windows)."""
     from Xlib import Xatom, display  # here: the harness imports this module's names without python-xlib
+    from Xlib.error import DisplayError
 
-    connection = display.Display(DISPLAY)
+    try:
+        connection = display.Display(DISPLAY)
+    except DisplayError:  # not answering yet: `_wait` tries again, then names the window manager's log
+        return False
     try:
         root = connection.screen().root
         check = root.get_full_property(connection.intern_atom("_NET_SUPPORTING_WM_CHECK"), Xatom.WINDOW)

@@ -358,7 +358,7 @@ def start_airflow(project: Path, *, settings: bool = True) -> dict[str, float]:
     remove_stale_pidfiles(home)
     scheduler = spawn([env_bin("airflow", "airflow"), "scheduler"], home / "scheduler.log", env, cwd=home)
     (home / "scheduler.pid").write_text(str(scheduler.pid))
-    webserver = spawn(airflow_webserver_command(home), home / "webserver.log", env, cwd=home)
+    webserver = spawn(airflow_webserver_command(home, env), home / "webserver.log", env, cwd=home)
     (home / "webserver.pid").write_text(str(webserver.pid))
 
     def healthy() -> bool:
@@ -376,12 +376,13 @@ def start_airflow(project: Path, *, settings: bool = True) -> dict[str, float]:
     return times
 
 
-def airflow_webserver_command(home: Path) -> list[str]:
-    """Gunicorn as `airflow webserver -p 8080` starts it, without that command itself: it only imports
-    Airflow again (1.4 CPU-seconds a start) to watch the workers, which one worker with Airflow's
-    default refresh interval (100 minutes) never needs within a sample."""
+def airflow_webserver_command(home: Path, env: dict[str, str]) -> list[str]:
+    """Gunicorn as `airflow webserver -p 8080` starts it under `env` (airflow_env), without that command
+    itself: it only imports Airflow again (1.4 CPU-seconds a start) to watch the workers, which Airflow's
+    default refresh interval (100 minutes) never replaces within a sample."""
+    workers = env["AIRFLOW__WEBSERVER__WORKERS"]
     return [
-        env_bin("airflow", "python"), "-m", "gunicorn", "--workers", "1", "--worker-class", "sync",
+        env_bin("airflow", "python"), "-m", "gunicorn", "--workers", workers, "--worker-class", "sync",
         "--timeout", "120", "--bind", f"0.0.0.0:{AIRFLOW_PORT}", "--name", "airflow-webserver",
         "--pid", str(home / "airflow-webserver.pid"), "--config", "python:airflow.www.gunicorn_config",
         "--access-logfile", "-", "--error-logfile", "-", "airflow.www.app:cached_app()", "--preload",
