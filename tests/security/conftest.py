@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
+import select
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -59,6 +62,35 @@ def command_lines(pids: list[int]) -> list[str]:
         if state != "Z":
             found.append(line)
     return found
+
+
+class Exits:
+    """pidfds of a sandbox's processes, taken before it closes: a pidfd turns readable once its process
+    has exited, so this says which still run without being fooled by a pid the system reused since."""
+
+    def __init__(self, pids: list[int]) -> None:
+        self.pidfds: dict[int, int] = {}
+        for pid in pids:
+            with contextlib.suppress(ProcessLookupError):
+                self.pidfds[pid] = os.pidfd_open(pid)
+
+    def running(self) -> list[str]:
+        """The processes that have not exited (a zombie has), each as "pid: command line"."""
+        poller = select.poll()
+        for pidfd in self.pidfds.values():
+            poller.register(pidfd, select.POLLIN)
+        exited = {pidfd for pidfd, _ in poller.poll(0)}
+        return [f"{pid}: {_command_line(pid)}" for pid, pidfd in self.pidfds.items() if pidfd not in exited]
+
+    def close(self) -> None:
+        for pidfd in self.pidfds.values():
+            os.close(pidfd)
+
+
+def _command_line(pid: int) -> str:
+    with contextlib.suppress(OSError):
+        return (Path("/proc") / str(pid) / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+    return "?"
 
 
 def followed_box(task: Task) -> BwrapSandbox:

@@ -13,7 +13,7 @@ import uuid
 from pathlib import Path
 
 import pytest
-from conftest import LIMITS, command_lines, followed_box
+from conftest import LIMITS, Exits, command_lines, followed_box
 from helpers import wait_until
 
 from daharness.core.task import Family, Task, WorkspaceFile
@@ -169,10 +169,11 @@ def test_background_processes_die_with_the_sandbox(task: Task) -> None:
         return [line for line in command_lines(box.processes()) if line.startswith("sleep 600")]
 
     wait_until(lambda: len(sleepers()) == 3, what="three background sleeps")
-    pids = box.processes()
+    exits = Exits(box.processes())
     assert box.python("print(6 * 7)").stdout == "42\n"
     box.close()
-    assert command_lines(pids) == []  # every process the sandbox had is gone, detached ones included
+    assert exits.running() == []  # every process the sandbox had has exited, detached ones included
+    exits.close()
 
 
 def test_host_processes_are_invisible(box: BwrapSandbox) -> None:

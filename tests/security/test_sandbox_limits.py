@@ -4,6 +4,7 @@ and what is copied out, measured from the sandbox's own control groups and from 
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 import threading
@@ -11,7 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import LIMITS, command_lines, followed_box
+from conftest import LIMITS, Exits, command_lines, followed_box
 from helpers import wait_until
 
 from daharness.core.limits import Limits
@@ -239,9 +240,10 @@ def test_no_orphan_survives_from_children_that_ignore_sigterm_double_fork_or_set
         return {line.strip() for line in command_lines(box.processes())} & wanted
 
     wait_until(lambda: sleepers() == wanted, what="three stubborn sleeps")
-    pids = box.processes()
+    exits = Exits(box.processes())
     box.close()
-    assert command_lines(pids) == []
+    assert exits.running() == []
+    exits.close()
 
 
 def test_another_harness_closing_its_sandbox_leaves_this_ones_kernel_alive(tmp_path: Path) -> None:
@@ -271,3 +273,28 @@ def test_another_harness_closing_its_sandbox_leaves_this_ones_kernel_alive(tmp_p
     for harness in harnesses:
         harness.stdin.close()  # type: ignore[union-attr]
         harness.wait(timeout=30)
+
+
+def test_killing_a_group_waits_for_its_processes_to_have_exited() -> None:
+    # A control group stops listing a process when it begins to exit; freeing 512 MB then takes it far
+    # longer than a kill takes to send. A listing that drops the process at once stands for that group.
+    with subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import sys; b = b\"x\" * (512 << 20); print('ready', flush=True); sys.stdin.read()",
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+    ) as child:
+        assert_killed_and_awaited(child)
+
+
+def assert_killed_and_awaited(child: subprocess.Popen[bytes]) -> None:
+    assert child.stdout is not None and child.stdout.readline() == b"ready\n"
+    exits = Exits([child.pid])
+    listings = iter([[child.pid]])
+    cgroups.kill_until_gone(lambda: next(listings, []), wait_s=10)
+    assert exits.running() == []  # it is a zombie by now, its memory given back
+    exits.close()
+    assert child.wait() == -signal.SIGKILL

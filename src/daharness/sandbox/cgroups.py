@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import select
 import signal
 import time
 import uuid
@@ -314,19 +315,57 @@ def remove_stale() -> None:
 
 
 def kill_until_gone(listing: Callable[[], list[int]], wait_s: float) -> None:
-    """SIGKILL every process `listing` names, again and again, until it names none (or `wait_s` passes)."""
+    """SIGKILL every process `listing` names, again and again, until it names none and each one killed
+    has exited (or `wait_s` passes). A control group stops listing a process as soon as it begins to
+    exit, before it is done (the cmdline already empty, not yet a zombie): the exits are awaited on
+    pidfds, which also keep a pid reused meanwhile from being killed or awaited."""
     started = time.monotonic()
     deadline = started + wait_s
-    while pids := listing():
-        for pid in pids:
+    killed: dict[int, int] = {}  # pid -> its pidfd
+    try:
+        while pids := listing():
+            for pid in pids:
+                _kill(pid, killed)
+            now = time.monotonic()
+            if now > deadline:
+                return
+            # a killed kernel takes 5-10 ms to free its memory and leave: look every 0.5 ms meanwhile (a
+            # look reads one small file), then less often; doubling pauses found it gone 5 ms late on average
+            time.sleep(0.0005 if now - started < 0.03 else 0.005)
+        _await_exits(list(killed.values()), deadline)
+    finally:
+        for pidfd in killed.values():
+            os.close(pidfd)
+
+
+def _kill(pid: int, killed: dict[int, int]) -> None:
+    """SIGKILL `pid` through its pidfd (opened once and kept in `killed`); plain kill without pidfds."""
+    if pid not in killed:
+        try:
+            killed[pid] = os.pidfd_open(pid)
+        except ProcessLookupError:
+            return
+        except OSError:  # no pidfds (a kernel older than 5.3)
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)
-        now = time.monotonic()
-        if now > deadline:
             return
-        # a killed kernel takes 5-10 ms to free its memory and leave: look every 0.5 ms meanwhile (a
-        # look reads one small file), then less often; doubling pauses found it gone 5 ms late on average
-        time.sleep(0.0005 if now - started < 0.03 else 0.005)
+    with contextlib.suppress(ProcessLookupError):
+        signal.pidfd_send_signal(killed[pid], signal.SIGKILL)
+
+
+def _await_exits(pidfds: list[int], deadline: float) -> None:
+    """Wait until every pidfd says its process has exited (a pidfd turns readable then)."""
+    poller = select.poll()
+    for pidfd in pidfds:
+        poller.register(pidfd, select.POLLIN)
+    waiting = len(pidfds)
+    while waiting:
+        left_ms = (deadline - time.monotonic()) * 1000
+        if left_ms <= 0:
+            return
+        for pidfd, _ in poller.poll(left_ms):
+            poller.unregister(pidfd)
+            waiting -= 1
 
 
 def _keyed_value(path: Path, key: str) -> int:
