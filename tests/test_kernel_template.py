@@ -7,13 +7,14 @@ from __future__ import annotations
 import json
 import os
 import select
+import signal
 import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from helpers import last_line_printed
+from helpers import last_line_printed, wait_until
 
 from daharness.core.errors import UserError
 from daharness.core.limits import Limits
@@ -129,6 +130,30 @@ def test_a_forked_kernel_that_dies_says_how_and_its_sandbox_goes_on(task: Task, 
     assert len(processes) >= 4  # bwrap, its placeholder, the waiter and the kernel at least
     for pid in processes:  # every one has ended, the waiter outside the PID namespace too
         assert _ended(pid, 10), pid
+
+
+def test_a_kernel_whose_waiter_dies_is_reaped_by_the_template(task: Task, template_on: None) -> None:
+    """At a sample's end its kernel and the kernel's waiter are killed together. An orphaned kernel goes
+    to the template (a child subreaper), not to PID 1, which may reap late or never (a container's):
+    the sandbox's PID 1 cannot exit before the kernel is reaped, and closing waits for it to exit."""
+    with BwrapSandbox(task, Limits(step_timeout_s=30)) as box:
+        assert box.forked_kernel and box.python("print(6 * 7)").stdout == "42\n"
+        started = template_module.current_template()
+        assert started is not None
+        waiter = next(pid for pid in box.processes() if _status(pid, "PPid") == str(started._process.pid))
+        kernel = next(pid for pid in box.processes() if _status(pid, "PPid") == str(waiter))
+        os.kill(waiter, signal.SIGKILL)
+        wait_until(lambda: _status(kernel, "PPid") != str(waiter), 10, what="the kernel orphaned")
+        assert _status(kernel, "PPid") == str(started._process.pid)  # not "1"
+        assert box.python("print(6 * 7)").stdout == "42\n"  # the kernel itself goes on
+    assert _ended(kernel, 0)
+
+
+def _status(pid: int, field: str) -> str:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith(field + ":"):
+            return line.split(":", 1)[1].strip()
+    raise KeyError(field)
 
 
 def test_a_sandbox_ends_when_its_harness_end_of_the_pipe_closes(task: Task, template_on: None) -> None:

@@ -38,6 +38,7 @@ import sys
 CLONE_NEWNS = 0x00020000
 PR_CAPBSET_DROP = 24
 PR_SET_NO_NEW_PRIVS = 38
+PR_SET_CHILD_SUBREAPER = 36
 MS_REC = 0x4000
 MS_PRIVATE = 1 << 18
 _IDLE_S = 0.5  # how long no fork is asked for before the template imports its next "later" module
@@ -201,7 +202,8 @@ def _serve(channel: socket.socket, later: list, preloaded: list) -> None:
 
 
 def _reap(*_: object) -> None:
-    """Collect the waiters that are done (on SIGCHLD: none stays a zombie until the next request)."""
+    """Collect the waiters that are done, and kernels orphaned by their waiter's death (on SIGCHLD: none
+    stays a zombie until the next request)."""
     while True:
         try:
             if os.waitpid(-1, os.WNOHANG)[0] == 0:
@@ -217,6 +219,10 @@ def main() -> None:
     settings = json.loads(channel.recv(65536))
     _private_tmp()
     preloaded = _prepare(settings)
+    # A sample's kernel outlives its waiter when both are killed at its end: orphaned, it comes here
+    # rather than to PID 1, which may reap late or never (a container's), while its PID namespace's
+    # first process waits for it to be reaped before it can exit. `_reap` collects it.
+    _check(_libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0), "child subreaper")
     signal.signal(signal.SIGCHLD, _reap)
     channel.send(json.dumps({"ready": True, "preloaded": preloaded}).encode())
     _serve(channel, list(settings.get("later", [])), preloaded)
