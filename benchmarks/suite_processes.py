@@ -141,12 +141,11 @@ def main() -> None:
             raise SystemExit(f"acct({log}) failed: {os.strerror(ctypes.get_errno())}")
         try:
             command = [sys.executable, "-m", "pytest", "-q", *sys.argv[1:]]
-            done = subprocess.run(command, cwd=HERE.parent, check=False, capture_output=True, text=True)
+            subprocess.run(command, cwd=HERE.parent, check=False)  # its output as it comes
         finally:
             libc.acct(None)
             lines.done.set()
             lines.join()
-        print(done.stdout.strip().splitlines()[-1] if done.stdout.strip() else done.stderr[-2000:])
         records = read_records(log)
     cpu: Counter[str] = Counter()
     count: Counter[str] = Counter()
@@ -159,7 +158,7 @@ def main() -> None:
         if kind.startswith("other: python"):
             unnamed[re.sub(r"\s+", " ", line)[:110]] += record.cpu_s
     total = sum(cpu.values())
-    print(f"{total:.0f} CPU-seconds in {len(records)} processes that ended")
+    print(f"\n{total:.0f} CPU-seconds in {len(records)} processes that ended")
     print(f"{'CPU-s':>8}  share  ended  kind")
     rest = [0.0, 0]
     for kind, seconds in cpu.most_common():
