@@ -317,8 +317,9 @@ def remove_stale() -> None:
 def kill_until_gone(listing: Callable[[], list[int]], wait_s: float) -> None:
     """SIGKILL every process `listing` names, again and again, until it names none and each one killed
     has exited (or `wait_s` passes). A control group stops listing a process as soon as it begins to
-    exit, before it is done (the cmdline already empty, not yet a zombie): the exits are awaited on
-    pidfds, which also keep a pid reused meanwhile from being killed or awaited."""
+    exit, before it is done: a PID namespace's first process, for one, ends only once every other
+    process of its namespace has been reaped. The exits are awaited on pidfds, which also keep a pid
+    that is reused after its process ended from being killed again."""
     started = time.monotonic()
     deadline = started + wait_s
     killed: dict[int, int] = {}  # pid -> its pidfd
