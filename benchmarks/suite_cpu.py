@@ -63,12 +63,15 @@ def main() -> None:
     by_file: Counter[str] = Counter()
     for test, seconds in spent.items():
         by_file[test.split("::")[0]] += seconds
-    print("\nCPU-seconds by file:")
-    for name, seconds in by_file.most_common(SHOWN):
-        print(f"{seconds:8.1f}  {name}")
-    print("\nCPU-seconds by test:")
-    for name, seconds in spent.most_common(SHOWN):
-        print(f"{seconds:8.1f}  {name}")
+    print_largest("CPU-seconds by file:", by_file)
+    print_largest("CPU-seconds by test:", spent)
+
+
+def print_largest(title: str, seconds: Counter[str]) -> None:
+    """The SHOWN largest CPU-second counts under a title (suite_processes.py prints its own this way)."""
+    print(f"\n{title}")
+    for name, value in seconds.most_common(SHOWN):
+        print(f"{value:8.1f}  {name or '(not seen)'}")
 
 
 if __name__ == "__main__":

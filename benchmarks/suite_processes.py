@@ -26,8 +26,9 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
+from suite_cpu import print_largest  # this folder is the script's first import path
+
 HERE = Path(__file__).resolve().parent
-SHOWN = 15
 # the first pattern a command line matches names its kind (order matters: an application's own Python
 # processes before the generic ones)
 KINDS = [
@@ -168,9 +169,7 @@ def main() -> None:
             rest[0] += seconds
             rest[1] += count[kind]
     print(f"{rest[0]:8.1f}  {rest[0] / total:5.0%}  {rest[1]:5}  the rest (each kind under 0.5 %)")
-    print("\nother Python processes, by command line:")
-    for line, seconds in unnamed.most_common(SHOWN):
-        print(f"{seconds:8.1f}  {line or '(not seen)'}")
+    print_largest("other Python processes, by command line:", unnamed)
 
 
 if __name__ == "__main__":

@@ -140,11 +140,11 @@ def test_a_kernel_whose_waiter_dies_is_reaped_by_the_template(task: Task, templa
         assert box.forked_kernel and box.python("print(6 * 7)").stdout == "42\n"
         started = template_module.current_template()
         assert started is not None
-        waiter = next(pid for pid in box.processes() if _status(pid, "PPid") == str(started._process.pid))
+        waiter = next(pid for pid in box.processes() if _status(pid, "PPid") == str(started.pid))
         kernel = next(pid for pid in box.processes() if _status(pid, "PPid") == str(waiter))
         os.kill(waiter, signal.SIGKILL)
         wait_until(lambda: _status(kernel, "PPid") != str(waiter), 10, what="the kernel orphaned")
-        assert _status(kernel, "PPid") == str(started._process.pid)  # not "1"
+        assert _status(kernel, "PPid") == str(started.pid)  # not "1"
         assert box.python("print(6 * 7)").stdout == "42\n"  # the kernel itself goes on
     assert _ended(kernel, 0)
 

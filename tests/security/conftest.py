@@ -82,7 +82,10 @@ class Exits:
         exited = {pidfd for pidfd, _ in poller.poll(0)}
         return [f"{pid}: {_command_line(pid)}" for pid, pidfd in self.pidfds.items() if pidfd not in exited]
 
-    def close(self) -> None:
+    def __enter__(self) -> Exits:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
         for pidfd in self.pidfds.values():
             os.close(pidfd)
 

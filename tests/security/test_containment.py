@@ -169,11 +169,10 @@ def test_background_processes_die_with_the_sandbox(task: Task) -> None:
         return [line for line in command_lines(box.processes()) if line.startswith("sleep 600")]
 
     wait_until(lambda: len(sleepers()) == 3, what="three background sleeps")
-    exits = Exits(box.processes())
-    assert box.python("print(6 * 7)").stdout == "42\n"
-    box.close()
-    assert exits.running() == []  # every process the sandbox had has exited, detached ones included
-    exits.close()
+    with Exits(box.processes()) as exits:
+        assert box.python("print(6 * 7)").stdout == "42\n"
+        box.close()
+        assert exits.running() == []  # every process the sandbox had has exited, detached ones included
 
 
 def test_host_processes_are_invisible(box: BwrapSandbox) -> None:

@@ -240,10 +240,9 @@ def test_no_orphan_survives_from_children_that_ignore_sigterm_double_fork_or_set
         return {line.strip() for line in command_lines(box.processes())} & wanted
 
     wait_until(lambda: sleepers() == wanted, what="three stubborn sleeps")
-    exits = Exits(box.processes())
-    box.close()
-    assert exits.running() == []
-    exits.close()
+    with Exits(box.processes()) as exits:
+        box.close()
+        assert exits.running() == []
 
 
 def test_another_harness_closing_its_sandbox_leaves_this_ones_kernel_alive(tmp_path: Path) -> None:
@@ -278,23 +277,13 @@ def test_another_harness_closing_its_sandbox_leaves_this_ones_kernel_alive(tmp_p
 def test_killing_a_group_waits_for_its_processes_to_have_exited() -> None:
     # A control group stops listing a process when it begins to exit; freeing 512 MB then takes it far
     # longer than a kill takes to send. A listing that drops the process at once stands for that group.
+    holder = "import sys; b = b'x' * (512 << 20); print('ready', flush=True); sys.stdin.read()"
     with subprocess.Popen(
-        [
-            sys.executable,
-            "-c",
-            "import sys; b = b\"x\" * (512 << 20); print('ready', flush=True); sys.stdin.read()",
-        ],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
+        [sys.executable, "-c", holder], stdin=subprocess.PIPE, stdout=subprocess.PIPE
     ) as child:
-        assert_killed_and_awaited(child)
-
-
-def assert_killed_and_awaited(child: subprocess.Popen[bytes]) -> None:
-    assert child.stdout is not None and child.stdout.readline() == b"ready\n"
-    exits = Exits([child.pid])
-    listings = iter([[child.pid]])
-    cgroups.kill_until_gone(lambda: next(listings, []), wait_s=10)
-    assert exits.running() == []  # it is a zombie by now, its memory given back
-    exits.close()
-    assert child.wait() == -signal.SIGKILL
+        assert child.stdout is not None and child.stdout.readline() == b"ready\n"
+        listings = iter([[child.pid]])
+        with Exits([child.pid]) as exits:
+            cgroups.kill_until_gone(lambda: next(listings, []), wait_s=10)
+            assert exits.running() == []  # it is a zombie by now, its memory given back
+        assert child.wait() == -signal.SIGKILL
