@@ -60,14 +60,15 @@ def main() -> None:
             raise SystemExit(f"pytest exited with {done.returncode} before the plugin wrote its figures")
         spent, total, wall = attribute(Path(folder))
     cores = os.cpu_count() or 1
-    print(f"{total:.0f} CPU-seconds in {wall:.0f} s on {cores} cores ({total / (wall * cores):.0%} busy)")
     busy = total / (wall * cores)
+    print(f"{total:.0f} CPU-seconds in {wall:.0f} s on {cores} cores ({busy:.0%} busy)")
     print(f"{TARGET_S / 60:g} minutes at this share allow {TARGET_S * cores * busy:.0f} CPU-seconds")
     by_file: Counter[str] = Counter()
     by_folder: Counter[str] = Counter()
     for test, seconds in spent.items():
-        by_file[test.split("::")[0]] += seconds
-        by_folder[test.split("::")[0].rpartition("/")[0] or test] += seconds
+        file = test.split("::")[0]
+        by_file[file] += seconds
+        by_folder[file.rpartition("/")[0] or file] += seconds  # "(between tests)" stays itself
     print_largest("CPU-seconds by folder:", by_folder)
     print_largest("CPU-seconds by file:", by_file)
     print_largest("CPU-seconds by test:", spent)

@@ -155,7 +155,7 @@ def _status(pid: int, field: str) -> str:
         lines = Path(f"/proc/{pid}/status").read_text().splitlines()
     except FileNotFoundError:
         return ""
-    return next(line.split(":", 1)[1].strip() for line in lines if line.startswith(field + ":"))
+    return next((line.split(":", 1)[1].strip() for line in lines if line.startswith(field + ":")), "")
 
 
 def test_a_sandbox_ends_when_its_harness_end_of_the_pipe_closes(task: Task, template_on: None) -> None:
