@@ -22,7 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 from fake_openai import FakeOpenAI
 
-from daharness.agents import AgentOptions, make_agent
+from daharness.agents import AgentSettings, make_agent
 from daharness.core.limits import Limits
 from daharness.models import ModelSettings
 from daharness.runs.runner import run_suite
@@ -45,7 +45,7 @@ def main() -> None:
     with FakeOpenAI() as server, tempfile.TemporaryDirectory() as folder:
         server.responder = responder
         model = ModelSettings(model="instant", base_url=server.base_url)
-        agent = make_agent("react", AgentOptions(model=model, cache_mode="off"))
+        agent = make_agent("react", AgentSettings(model=model, cache_mode="off"))
         started = time.perf_counter()
         run_suite(suite, agent, Path(folder) / "run", limit=samples)
         elapsed = time.perf_counter() - started

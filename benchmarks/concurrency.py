@@ -29,7 +29,7 @@ _RUN = """
 import sys, time
 from rich.console import Console
 import io
-from daharness.agents import AgentOptions, make_agent
+from daharness.agents import AgentSettings, make_agent
 from daharness.models import ModelSettings
 from daharness.runs.runner import run_suite
 from daharness.suites import load_suite
@@ -38,7 +38,7 @@ base_url, out, samples, jobs = sys.argv[1], Path(sys.argv[2]), int(sys.argv[3]),
 from daharness.core.limits import Limits
 from daharness.sandbox import prepare_run
 prepare_run("bwrap", Limits())  # as `daharness run` does first: the kernel template loads meanwhile
-options = AgentOptions(model=ModelSettings(model="slow", base_url=base_url), cache_mode="off")
+options = AgentSettings(model=ModelSettings(model="slow", base_url=base_url), cache_mode="off")
 suite = load_suite("closed-form")
 started = time.perf_counter()
 agent = make_agent("react", options)  # imports the openai SDK (about a second), once per process

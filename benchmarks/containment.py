@@ -29,10 +29,10 @@ import time
 from pathlib import Path
 
 from daharness.core.limits import Limits
-from daharness.core.task import Family, Task
+from daharness.core.task import Task
 from daharness.sandbox import BwrapSandbox, cgroups
 
-TASK = Task(id="bench", suite="bench", family=Family.workspace, instructions=["bench"])
+TASK = Task(id="bench", suite="bench", family="workspace", instructions=["bench"])
 MB = 1 << 20
 
 
@@ -112,9 +112,9 @@ def tiny_files() -> None:
 NEIGHBOUR = """
 import json, time
 from daharness.core.limits import Limits
-from daharness.core.task import Family, Task
+from daharness.core.task import Task
 from daharness.sandbox import BwrapSandbox
-task = Task(id="n", suite="b", family=Family.workspace, instructions=["b"])
+task = Task(id="n", suite="b", family="workspace", instructions=["b"])
 with BwrapSandbox(task, Limits()) as busy, BwrapSandbox(task, Limits()) as neighbour:
     alone = neighbour.python("import time\\nt = time.perf_counter(); sum(range(10**7)); print(time.perf_counter() - t)")
     busy.bash("for i in $(seq 60); do setsid sh -c 'while :; do :; done' & done")
@@ -157,7 +157,7 @@ def big_scoring() -> None:
         pd.DataFrame(rng.random((10, 5)), columns=list("abcde")).to_csv(root / "gold.csv", index=False)
         size = (root / "files" / "out.csv").stat().st_size // MB
         task = Task(
-            id="t", suite="b", family=Family.workspace, instructions=["b"],
+            id="t", suite="b", family="workspace", instructions=["b"],
             scorers=[ScorerSpec(name="table", options={"file": "out.csv"})],
             gold=Gold(files=[GoldFile(name="out.csv", source=root / "gold.csv")]),
         )  # fmt: skip

@@ -26,7 +26,7 @@ from fake_openai import FakeOpenAI
 from ray_cluster import LocalRayCluster, cluster_env
 from rich.console import Console
 
-from daharness.agents import AgentOptions, make_agent
+from daharness.agents import AgentSettings, make_agent
 from daharness.models import ModelSettings
 from daharness.runs.executors import ExecutorSettings
 from daharness.runs.runner import run_suite
@@ -54,7 +54,7 @@ def main() -> None:
     results = {}
     with FakeOpenAI() as server:
         server.responder = responder
-        options = AgentOptions(model=ModelSettings(model="slow", base_url=server.base_url), cache_mode="off")
+        options = AgentSettings(model=ModelSettings(model="slow", base_url=server.base_url), cache_mode="off")
         for workers in WORKERS:
             with (
                 LocalRayCluster(worker_nodes=0, cpus_per_node=workers) as cluster,

@@ -29,7 +29,7 @@ import numpy as np
 import pandas as pd
 
 from daharness.core.limits import Limits
-from daharness.core.task import Family, Task, WorkspaceFile
+from daharness.core.task import Task, WorkspaceFile
 from daharness.sandbox import BwrapSandbox, template
 
 STEPS = [
@@ -58,7 +58,7 @@ def make_data(folder: Path, rows: int = 300_000) -> Task:
     )
     frame.to_csv(folder / "sales.csv", index=False)
     return Task(
-        id="bench", suite="bench", family=Family.workspace, instructions=["bench"],
+        id="bench", suite="bench", family="workspace", instructions=["bench"],
         files=[WorkspaceFile(path="sales.csv", source=folder / "sales.csv")],
     )  # fmt: skip
 

@@ -14,8 +14,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from daharness.core.task import AnswerFormat, Family, Gold, ScorerSpec, Task, TaskMetadata
-from daharness.families.closed_form.family import dabench_figures, question_result
+from daharness.core.task import AnswerFormat, Gold, ScorerSpec, Task, TaskMetadata
+from daharness.families.closed_form.figures import dabench_figures, question_result
 from daharness.families.closed_form.rescore import rescore_dabench
 from daharness.families.closed_form.scorer import MODES, score_closed_form
 
@@ -35,7 +35,7 @@ def make_case(rng: random.Random, index: int) -> tuple[Task, str]:
         else:
             labels.append((name, ", ".join(str(rng.randint(0, 999)) for _ in range(rng.randint(2, 6)))))
     task = Task(
-        id=str(index), suite="bench", family=Family.closed_form, instructions=["q"],
+        id=str(index), suite="bench", family="closed-form", instructions=["q"],
         gold=Gold(answers=labels), answer_format=AnswerFormat(names=names),
         scorers=[ScorerSpec(name="closed_form")],
         metadata=TaskMetadata(concepts=rng.sample(CONCEPTS, rng.randint(1, 3)), level=rng.choice(["easy", "medium", "hard"])),

@@ -271,8 +271,9 @@ def main() -> None:
     wanted = set(sys.argv[1:])
     if unknown := wanted - {spec.id for spec in specs}:
         raise SystemExit(f"no task {', '.join(sorted(unknown))} in this script")
-    if not wanted:
-        shutil.rmtree(SUITE / "examples", ignore_errors=True)
+    if not wanted:  # its own applications' folders (the warehouse tasks are make_warehouse_tasks.py's)
+        for app in {spec.app for spec in specs}:
+            shutil.rmtree(SUITE / "examples" / app, ignore_errors=True)
     for spec in specs:
         if wanted and spec.id not in wanted:
             continue

@@ -4,7 +4,10 @@
 # servers they talk to (PostgreSQL, MariaDB). Sandboxes mount the environments read-only; the
 # official scripts' `conda activate dagster|airflow|superset` selects one.
 #
-#   bash scripts/setup-apps.sh [dagster] [airflow] [astro-dbt] [superset]    # default: all four
+#   bash scripts/setup-apps.sh [dagster] [airflow] [astro-dbt] [superset] [bqemulator]   # default: all
+#
+# bqemulator is BigQuery's local emulator, which the harness serves on the host for the warehouse tasks
+# when no cloud account is given (docs/cloud.md); its pins conflict with the test extra's fakesnow.
 #
 # Where: $DAHARNESS_APPS (default ~/.cache/daharness/apps), one folder per application. Idempotent:
 # an environment whose lock file, Python and folder are unchanged is kept as it is (a stamp file,
@@ -22,7 +25,7 @@ APPS="${DAHARNESS_APPS:-${XDG_CACHE_HOME:-$HOME/.cache}/daharness/apps}"
 PYTHON="${DAHARNESS_APPS_PYTHON:-python3}"
 UV_VERSION="0.13.9"
 DEBIAN_PACKAGES=(postgresql mariadb-server mariadb-client libmariadb-dev pkg-config gcc jq curl unzip)
-ALL=(dagster airflow astro-dbt superset)
+ALL=(dagster airflow astro-dbt superset bqemulator)
 
 say() { printf 'setup-apps: %s\n' "$*"; }
 die() { printf 'setup-apps: %s\n' "$*" >&2; exit 2; }

@@ -91,7 +91,7 @@ def _wide_fixtures(item: pytest.Item) -> list[tuple[str, str, object]]:
 def closed_form_reference_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The reference agent on the whole built-in closed-form suite, scored in strict mode."""
     out = tmp_path_factory.mktemp("closed-form") / "run"
-    strict = ScoringSettings(modes={"closed_form": "strict"})
+    strict = ScoringSettings(modes={"closed-form": "strict"})
     outcome = run_suite(
         load_suite("closed-form"), make_agent("reference"), out, concurrency=2, scoring=strict
     )

@@ -12,7 +12,7 @@ from helpers import wait_until
 from PIL import Image
 
 from daharness.core.limits import Limits
-from daharness.core.task import Family, Task
+from daharness.core.task import Task
 from daharness.sandbox import BwrapSandbox, open_sandbox
 from daharness.sandbox.desktop import desktop_problem
 
@@ -33,7 +33,7 @@ def desktop_task(tmp_path: Path, files: dict[str, bytes] | None = None) -> Task:
     return Task(
         id="screen",
         suite="desktop",
-        family=Family.workspace,
+        family="workspace",
         instructions=["look"],
         files=listed,
         desktop=True,

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from daharness.core.task import AnswerFormat, Family, Gold, ScorerSpec, Task, TaskMetadata
+from daharness.core.task import AnswerFormat, Gold, ScorerSpec, Task, TaskMetadata
 
 
 def closed_task(
@@ -20,7 +20,7 @@ def closed_task(
     return Task(
         id=task_id,
         suite="test",
-        family=Family.closed_form,
+        family="closed-form",
         instructions=["question"],
         gold=Gold(answers=answers),
         answer_format=AnswerFormat(
@@ -68,7 +68,7 @@ def replay(
 ) -> Path:
     """Run hand-written trajectories (task id -> [(action kind, args), ...]) with the `replay` agent in
     the real sandbox, through the runner; returns the run directory."""
-    from daharness.agents import AgentOptions, make_agent
+    from daharness.agents import make_agent
     from daharness.core.observation import Observation
     from daharness.core.runlog import TrajectoryFile
     from daharness.core.submission import ActionEvent
@@ -82,7 +82,7 @@ def replay(
         saved = TrajectoryFile(id=task_id, agent="hand-written", answer=answer, steps=events)
         (source / "trajectories" / f"{task_id}.json").write_text(saved.model_dump_json())
     out = tmp_path / "run"
-    agent = make_agent("replay", AgentOptions(replay_from=source))
+    agent = make_agent("replay", options={"replay_from": source})
     run_suite(Suite("attacks", tasks), agent, out, concurrency=concurrency)
     return out
 
@@ -135,17 +135,21 @@ def shared_folder() -> Path:
     return Path(os.environ.get("DAHARNESS_SHARED") or Path(__file__).parents[2] / "shared")
 
 
-def load_chart_capture(name: str = "chart_capture_for_tests") -> Any:
-    """The in-sandbox chart capture module, loaded by file path as the sandbox loads it."""
+def load_module(path: Path, name: str) -> Any:
+    """A Python file loaded as a module under `name`, outside any package (an official oracle, a sandbox
+    module)."""
     import importlib.util
 
-    spec = importlib.util.spec_from_file_location(
-        name, Path(__file__).parents[1] / "src" / "daharness" / "sandbox" / "chart_capture.py"
-    )
+    spec = importlib.util.spec_from_file_location(name, path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+def load_chart_capture(name: str = "chart_capture_for_tests") -> Any:
+    """The in-sandbox chart capture module, loaded by file path as the sandbox loads it."""
+    return load_module(Path(__file__).parents[1] / "src" / "daharness" / "sandbox" / "chart_capture.py", name)
 
 
 def last_line_printed(source: str, *args: str, env: dict[str, str] | None = None) -> str:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from fake_openai import FakeOpenAI
 
-from daharness.agents import AgentOptions, make_agent
+from daharness.agents import AgentSettings, make_agent
 from daharness.core.record import SampleRecord
 from daharness.core.runlog import ScoringSettings, TrajectoryFile
 from daharness.core.score import Check, Score
@@ -46,18 +46,24 @@ def responder(request: dict) -> str:
     return "Thought: I now know the final answer\nFinal Answer: " + " ".join(f"@{n}[{v}]" for n, v in values)
 
 
-def react_run(out: Path, count: int = 6, cache: Path | None = None) -> Path:
+def react_run(
+    out: Path,
+    count: int = 6,
+    cache: Path | None = None,
+    model: str = "fake-model",
+    tags: list[str] | None = None,
+) -> Path:
     """A react run of the first `count` tasks; with `cache`, replies are kept in (and read from) that file."""
     with FakeOpenAI() as server:
         server.responder = responder
-        options = AgentOptions(
-            model=ModelSettings(model="fake-model", base_url=server.base_url),
+        options = AgentSettings(
+            model=ModelSettings(model=model, base_url=server.base_url),
             cache_mode="on" if cache else "off",
             cache_path=cache,
         )
         outcome = run_suite(
             SUITE, make_agent("react", options), out, limit=count, concurrency=2,
-            scoring=ScoringSettings(modes={"closed_form": "strict"}),
+            scoring=ScoringSettings(modes={"closed-form": "strict"}), labels={"tags": tags or []},
         )  # fmt: skip
     assert outcome.errors == 0
     return out

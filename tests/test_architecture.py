@@ -1,9 +1,13 @@
 """The layout of docs/design.md, checked on the package's imports (late imports included).
 
 Families over shared layers: the contracts (`core`) import nothing of daharness; the shared layers
-name no family; no family imports another; a family's scorers reach only the contracts, the shared
-scoring helpers and the family's own modules; no package imports itself through others. Each rule is
-checked on the real import graph and, so that it can fail, on a small made-up one that breaks it.
+name no family; no family imports another; no family imports the layers that draw its figures (it hands
+them typed figures, `core/figures.py`); the sandbox does not ask the family registry (the pipeline
+hands it a family's additions); a family's scorers reach only the contracts, the shared scoring
+helpers and the family's own modules; no package imports itself through others. The command
+line (`cli/`) names no family either (it loops over what the families register) and keeps its functions
+short. Each rule is checked on the real package and, so that it can fail, on a small made-up one that
+breaks it.
 """
 
 from __future__ import annotations
@@ -13,6 +17,8 @@ from pathlib import Path
 
 PACKAGE = Path(__file__).parents[1] / "src" / "daharness"
 SHARED = ("core", "sandbox", "runs", "models", "report", "view", "export", "scoring", "agents", "suites")
+DRAWING = ("report", "view", "export")  # what turns runs into tables, pages and logs
+LONGEST_CLI_FUNCTION = 80  # lines, decorators included
 
 # ---- the import graph ---------------------------------------------------------------------------------
 
@@ -86,6 +92,10 @@ def families_importing_families(units: dict[str, set[str]]) -> set[tuple[str, st
     return {(s, t) for s, targets in units.items() if is_family(s) for t in targets if is_family(t)}
 
 
+def families_importing_drawing(units: dict[str, set[str]]) -> set[tuple[str, str]]:
+    return {(s, t) for s, targets in units.items() if is_family(s) for t in targets if t in DRAWING}
+
+
 def shared_layers_naming_families(units: dict[str, set[str]]) -> set[tuple[str, str]]:
     return {
         (s, t)
@@ -111,8 +121,41 @@ def scorers_reaching_beyond(modules: dict[str, set[str]]) -> set[tuple[str, str]
     return found
 
 
+def sandbox_asking_families(package: Path = PACKAGE) -> set[str]:
+    """Modules of the sandbox that import the family registry (or a family's hooks from it): the one
+    way a lower floor would call up to the families."""
+    found = set()
+    for path in (package / "sandbox").rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if (
+                isinstance(node, ast.ImportFrom)
+                and node.module == "daharness.core.registry"
+                and {alias.name for alias in node.names} & {"families", "family", "FamilyEntry"}
+            ):
+                found.add(str(path.relative_to(package)))
+    return found
+
+
 def cycles(units: dict[str, set[str]]) -> set[str]:
     return {name for name in units if name in reachable(units, name)}
+
+
+def cli_naming_families(units: dict[str, set[str]]) -> set[str]:
+    """The families (or the list that registers them) that the command line imports."""
+    return {t for t in units.get("cli", set()) if is_family(t) or t == "families"}
+
+
+def long_cli_functions(package: Path = PACKAGE) -> dict[str, int]:
+    """`module:function` -> its lines, for each function of `cli/` longer than LONGEST_CLI_FUNCTION."""
+    found = {}
+    for path in (package / "cli").rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+                lines = (node.end_lineno or node.lineno) - first + 1
+                if lines > LONGEST_CLI_FUNCTION:
+                    found[f"{path.relative_to(package).with_suffix('')}:{node.name}"] = lines
+    return found
 
 
 # ---- the rules hold -------------------------------------------------------------------------------------
@@ -136,6 +179,10 @@ def test_no_family_imports_another() -> None:
     assert families_importing_families(UNITS) == set()
 
 
+def test_no_family_imports_the_report_the_viewer_or_the_export() -> None:
+    assert families_importing_drawing(UNITS) == set()
+
+
 def test_shared_layers_import_no_family() -> None:
     assert shared_layers_naming_families(UNITS) == set()
 
@@ -144,8 +191,20 @@ def test_a_familys_scorers_reach_only_core_scoring_and_their_family() -> None:
     assert scorers_reaching_beyond(MODULES) == set()
 
 
+def test_the_sandbox_is_handed_what_a_family_adds() -> None:
+    assert sandbox_asking_families() == set()
+
+
 def test_no_package_imports_itself_through_others() -> None:
     assert cycles(UNITS) == set()
+
+
+def test_the_command_line_imports_no_family() -> None:
+    assert cli_naming_families(UNITS) == set()
+
+
+def test_no_function_of_the_command_line_is_over_80_lines() -> None:
+    assert long_cli_functions() == {}
 
 
 def test_scorers_and_agents_stay_below_runs() -> None:
@@ -177,13 +236,27 @@ def test_each_rule_finds_what_breaks_it(tmp_path: Path) -> None:
             "families/workflow/helper.py": "from daharness.report import build\n",
             "families/workflow/suite/solution.py": "from daharness.runs import pipeline\n",
             "families/workspace/modes.py": "from daharness.core import task\n",
+            "sandbox/support.py": "def late():\n    from daharness.core.registry import backends, families\n",
+            "cli/score.py": "def score():\n    from daharness.families.workspace import modes\n",
+            "cli/run.py": "from daharness.families import closed_form\n",
         },
     )
     units = unit_graph(modules)
     assert contracts_importing_others(units) == {"runs"}
     assert families_importing_families(units) == {("families.workflow", "families.workspace")}
+    assert families_importing_drawing(units) == {("families.workflow", "report")}
+    assert sandbox_asking_families(tmp_path) == {"sandbox/support.py"}
     assert shared_layers_naming_families(units) == {("report", "families.workflow")}
     # through its own helper, the scorer reaches the report (and all the report reaches)
     assert ("families.workflow.scorers.dbt", "report.build") in scorers_reaching_beyond(modules)
     assert {"core", "runs"} <= cycles(units)
+    assert cli_naming_families(units) == {"families.workspace", "families"}
     assert "families.workflow.suite.solution" not in modules  # suite content is not code of the package
+
+
+def test_the_length_rule_finds_a_long_command(tmp_path: Path) -> None:
+    body = "".join(f"    x{n} = {n}\n" for n in range(LONGEST_CLI_FUNCTION - 2))
+    short = "@app.command()\ndef short():\n" + body  # 80 lines with its decorator
+    (tmp_path / "cli").mkdir()
+    (tmp_path / "cli" / "run.py").write_text(f"{short}\n\n@app.command()\n@other\ndef run():\n{body}")
+    assert long_cli_functions(tmp_path) == {"cli/run:run": LONGEST_CLI_FUNCTION + 1}

@@ -111,7 +111,7 @@ def test_a_worker_unpickles_daharness_objects_and_refuses_a_job_that_names_anyth
         return io.BytesIO(struct.pack("!Q", len(data)) + data)
 
     task = load_suite("closed-form").tasks[0]
-    job = ([str(tmp_path)], "m:f", [], (task, ScoringSettings(modes={"closed_form": "strict"})), 1, 2)
+    job = ([str(tmp_path)], "m:f", [], (task, ScoringSettings(modes={"closed-form": "strict"})), 1, 2)
     assert _receive(framed(pickle.dumps(job))) == job
 
     class Forged:  # what a pickle that runs a command on loading looks like
@@ -127,7 +127,7 @@ def test_staging_a_job_leaves_the_originals_as_they_were(tmp_path: Path) -> None
     """Two rescorings of one outputs folder at once: the staging of one must not make the other leave a
     file out as a hard link to outside the tree (it linked the files; CI caught scores of 0)."""
     from daharness.core.submission import Submission
-    from daharness.core.task import Family, GoldFile, Task
+    from daharness.core.task import GoldFile, Task
     from daharness.runs.scoring_inputs import stage
     from daharness.sandbox.workspace import folder_snapshot
 
@@ -136,7 +136,7 @@ def test_staging_a_job_leaves_the_originals_as_they_were(tmp_path: Path) -> None
     (outputs / "dabench" / "result.json").write_text('{"result": 1}')
     (tmp_path / "gold.csv").write_text("a\n1\n")
     task = Task(
-        id="t", suite="s", family=Family.workspace, instructions=["x"],
+        id="t", suite="s", family="workspace", instructions=["x"],
         gold={"files": [GoldFile(name="gold.csv", source=tmp_path / "gold.csv")]},
     )  # fmt: skip
     before = folder_snapshot(outputs)

@@ -77,18 +77,18 @@ def test_a_plugin_familys_switch_and_format_option_reach_the_command_line(tmp_pa
 
 
 def test_run_json_names_the_modes_it_named_before() -> None:
-    """closed_form and workspace always; interactive when a task uses it (run, validate), or, rescoring a
+    """closed-form and workspace always; interactive when a task uses it (run, validate), or, rescoring a
     finished run, when it is not the default."""
     owners = [entry.impl for _, entry in sorted(families.items(), key=lambda i: (i[1].order, i[0]))]
     owners = [family for family in owners if family.modes is not None]
     defaults = {family.modes.name: family.modes.default for family in owners}
     chosen = FamilyChoices(
-        modes={**defaults, "closed_form": "strict", "workspace": "compat", "interactive": "official"},
+        modes={**defaults, "closed-form": "strict", "workspace": "compat", "interactive": "official"},
         owners=owners,
     )
-    assert chosen.scoring({"closed_form"}).modes == {"closed_form": "strict", "workspace": "compat"}
+    assert chosen.scoring({"closed-form"}).modes == {"closed-form": "strict", "workspace": "compat"}
     assert chosen.scoring({"interactive"}).modes == {
-        "closed_form": "strict", "workspace": "compat", "interactive": "official",
+        "closed-form": "strict", "workspace": "compat", "interactive": "official",
     }  # fmt: skip
     assert chosen.scoring(None).modes["interactive"] == "official"
     chosen.modes["interactive"] = "corrected"

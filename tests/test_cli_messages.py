@@ -13,6 +13,8 @@ from pathlib import Path
 import pytest
 from helpers import cli
 
+from daharness.core.runlog import FORMAT_VERSION
+
 ROOT = Path(__file__).parents[1]
 
 
@@ -65,7 +67,7 @@ def test_a_run_json_from_a_newer_daharness_is_said_without_pydantics_prefix(tmp_
     message = _one_line_error("report", str(run))
     assert message == (
         f"error: {run / 'run.json'}: field 'format_version': written by a newer daharness (format 99); "
-        "this one reads formats up to 2\n"
+        f"this one reads formats up to {FORMAT_VERSION}\n"
     )
 
 

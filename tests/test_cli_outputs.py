@@ -31,7 +31,7 @@ def _run(root: Path, suite: str, ids: list[str]) -> Path:
     for sample_id in ids:
         run.append(
             SampleRecord(
-                id=sample_id, status="scored", agent="agent", family="closed_form", score=Score(value=1.0),
+                id=sample_id, status="scored", agent="agent", family="closed-form", score=Score(value=1.0),
                 started_at="2026-01-01T00:00:00+00:00", duration_s=1.0,
             )
         )  # fmt: skip

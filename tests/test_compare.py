@@ -30,12 +30,12 @@ def write_run(
     spec = RunSpec(
         suite={"name": "synthetic"},
         agent={"name": agent},
-        scoring=ScoringSettings(modes={"closed_form": "strict"}),
+        scoring=ScoringSettings(modes={"closed-form": "strict"}),
     )
     run = RunDir.open_for_writing(root, spec)
     for index, (sample_id, value) in enumerate(values.items()):
         common = {
-            "id": sample_id, "agent": agent, "family": "closed_form", "level": ["easy", "hard"][index % 2],
+            "id": sample_id, "agent": agent, "family": "closed-form", "level": ["easy", "hard"][index % 2],
             "concepts": ["Summary Statistics"], "started_at": "2026-01-01T00:00:00+00:00", "duration_s": 1.0,
         }  # fmt: skip
         if sample_id in errors:
@@ -120,7 +120,7 @@ def test_compare_pairs_samples_lists_flips_and_tests(tmp_path: Path) -> None:
     assert flips == {"2": "lost", "4": "lost", **{str(i): "gained" for i in range(13, 23)}}
     groups = {group["group"]: group for group in comparison["groups"]}
     assert groups["level: easy"]["n"] + groups["level: hard"]["n"] == 29
-    assert groups["family: closed_form"]["n"] == 29
+    assert groups["family: closed-form"]["n"] == 29
 
 
 def test_compare_command_opens_a_run_from_daharness_0_1(tmp_path: Path) -> None:
@@ -169,7 +169,7 @@ def test_single_run_report_shows_intervals(tmp_path: Path) -> None:
     accuracy = report["intervals"]["accuracy"]
     assert accuracy["value"] == 0.75 and accuracy["n"] == 40
     assert 0.55 < accuracy["low"] < 0.7 and 0.8 < accuracy["high"] < 0.95
-    assert report["intervals"]["by_family"]["closed_form"]["accuracy"] == accuracy
+    assert report["intervals"]["by_family"]["closed-form"]["accuracy"] == accuracy
     done = subprocess.run(
         [sys.executable, "-m", "daharness", "report", str(run)], capture_output=True, text=True
     )

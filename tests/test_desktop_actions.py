@@ -69,9 +69,11 @@ def test_the_table_keeps_what_a_user_acts_on_or_reads_where_it_is_shown() -> Non
     assert not keeps(_element(states=["enabled", "visible"]))  # not showing
     assert not keeps(_element(states=["showing", "visible"]))  # disabled, not editable either
     assert keeps(_element(tag="entry", states=["editable", "showing", "visible"]))
-    assert not keeps(_element(name="", text="  "))  # nothing to read
+    assert not keeps(_element(name="", text=""))  # nothing to read
+    # the official filter: whitespace is a text, an image needs none, a position past the screen counts
+    assert keeps(_element(name="", text="  ")) and keeps(_element(name="", image=True))
     assert not keeps(_element(x=-1, y=-1)) and not keeps(_element(width=0))  # off screen, no size
-    assert not keeps(_element(x=1920))
+    assert keeps(_element(x=1920))
 
 
 def test_the_table_is_the_papers_with_an_index_for_set_of_mark() -> None:
@@ -95,9 +97,10 @@ def test_a_desktop_step_note_shows_its_screenshot_and_table_in_the_viewer() -> N
 
     from PIL import Image
 
-    from daharness.agents.desktop import step_note
     from daharness.core.desktop import DesktopView
+    from daharness.families.workflow.baseline.agent import step_note
     from daharness.view.pages import _step
+    from daharness.view.screens import screens_in_order
 
     png = io.BytesIO()
     Image.new("RGB", (1920, 1080), (10, 120, 200)).save(png, "PNG")
@@ -105,7 +108,9 @@ def test_a_desktop_step_note_shows_its_screenshot_and_table_in_the_viewer() -> N
         observation="screenshot_a11y_tree", image=png.getvalue(), table="TAG\tNAME\npush-button\tSave"
     )
     note = step_note(3, view)
-    html = _step(None, None, 7, note, False)  # type: ignore[arg-type]
+    # the page turns step notes into screens (no attachment file here: the note's own JPEG is shown)
+    (screen,) = screens_in_order([note], lambda name: None)
+    html = _step(None, None, 7, screen, False)  # type: ignore[arg-type]
     shown = html.split('src="data:image/jpeg;base64,')[1].split('"')[0]
     image = Image.open(io.BytesIO(base64.b64decode(shown)))
     assert (image.format, image.size) == ("JPEG", (960, 540))

@@ -13,7 +13,7 @@ from fake_openai import FakeOpenAI
 from families.interactive.replies import Script
 from sample_runs import SUITE, WRONG_EVERY
 
-from daharness.agents import AgentOptions, make_agent
+from daharness.agents import AgentSettings, make_agent
 from daharness.models import ModelSettings
 from daharness.report.build import build_report
 from daharness.report.run_tasks import request_text
@@ -123,7 +123,7 @@ def test_workflow_and_interactive_samples_start_from_the_request(tmp_path: Path)
     workflow, interactive = load_suite("workflow"), load_suite("interactive")
     with FakeOpenAI() as server:
         model = ModelSettings(model="fake-model", base_url=server.base_url, api_key_env="NO_KEY")
-        options = AgentOptions(model=model, cache_mode="off")
+        options = AgentSettings(model=model, cache_mode="off")
         server.responder = lambda request: LOOK_AND_STOP[
             min(sum(m["role"] == "assistant" for m in request["messages"]), 1)
         ]
@@ -234,3 +234,80 @@ def test_a_desktop_agents_screens_export_as_images() -> None:
     sample = EvalSample(id="gui-1", epoch=1, input="drive", target="", messages=messages, events=events)
     again = EvalSample.model_validate_json(sample.model_dump_json())
     assert [type(p).__name__ for p in again.messages[1].content] == ["ContentText", "ContentImage"]
+
+
+class _ScreenshotAgent:
+    """Sends two screenshots over two calls, as a desktop agent does: its calls name them by attachment."""
+
+    name = "screens"
+
+    def __init__(self, shots: list[bytes]) -> None:
+        self.shots = shots
+
+    def describe(self) -> dict:
+        return {"name": self.name, "model": "vl-model"}
+
+    def solve(self, task, sandbox):  # type: ignore[no-untyped-def]
+        from daharness.core.submission import ModelCall, Submission, attachment_url
+
+        def seen(step: int) -> dict:
+            return {"role": "user", "content": [{"type": "text", "text": f"screen {step}"},
+                    {"type": "image_url", "image_url": {"url": attachment_url(f"step-{step}.png"), "detail": "high"}}]}  # fmt: skip
+
+        first = [{"role": "system", "content": "drive"}, seen(1)]
+        second = [*first, {"role": "assistant", "content": "click"}, seen(2)]
+        submission = Submission(answers=["@x[1]"])
+        submission.trajectory += [
+            ModelCall(messages=first, reply="click"),
+            ModelCall(messages=second, reply="done"),
+        ]
+        submission.attachments = {
+            "step-1.png": self.shots[0],
+            "step-2.png": self.shots[1],
+            "../out.png": b"no",
+        }
+        return submission
+
+
+def test_the_screenshots_a_model_was_sent_are_kept_once_and_shown_in_each_call_in_order(
+    tmp_path: Path,
+) -> None:
+    """The run keeps a sample's attachments in attachments/<id>/ (a name with a folder is left out), its
+    trajectory names them, and the Inspect log shows each call's images as they were sent, in order."""
+    import base64
+    import io
+
+    from PIL import Image
+
+    shots = []
+    for colour in ("red", "blue"):
+        buffer = io.BytesIO()
+        Image.new("RGB", (8, 8), colour).save(buffer, "PNG")
+        shots.append(buffer.getvalue())
+    suite = load_suite("closed-form")
+    suite.tasks = suite.tasks[:1]
+    run = tmp_path / "run"
+    run_suite(suite, _ScreenshotAgent(shots), run)
+    sample_id = suite.tasks[0].id
+    kept = RunDir.open_for_reading(run).attachments_dir(sample_id)
+    assert sorted(p.name for p in kept.iterdir()) == ["step-1.png", "step-2.png"]
+    assert (
+        not (run / "attachments" / "out.png").exists()
+        and "base64" not in (run / "trajectories" / f"{sample_id}.json").read_text()
+    )
+    done = _export(run, tmp_path / "log.eval")
+    assert done.returncode == 0, done.stderr
+    sample = log_api.read_eval_log(str(tmp_path / "log.eval")).samples[0]
+    calls = [event for event in sample.events if event.event == "model"]
+    urls = [[part.image for m in call.input if isinstance(m.content, list) for part in m.content
+             if part.type == "image"] for call in calls]  # fmt: skip
+    as_sent = [f"data:image/png;base64,{base64.b64encode(shot).decode()}" for shot in shots]
+    # Inspect's log keeps each image once, in the sample's attachments, however many calls show it
+    assert len({url for call in urls for url in call}) == 2
+    resolved = [[sample.attachments[url.removeprefix("attachment://")] for url in call] for call in urls]
+    assert resolved == [as_sent[:1], as_sent]
+    # training examples carry the images of their prompt as sent too
+    from daharness.export.sft import examples
+
+    example = next(examples(RunDir.open_for_reading(run)))
+    assert example["messages"][1]["content"][1]["image_url"]["url"] == as_sent[0]

@@ -49,7 +49,7 @@ def test_examples_hold_the_conversation_with_tool_calls(run_dir: Path, tmp_path:
     assert example["tools"][0]["function"]["name"] == "python"
     metadata = example["metadata"]
     assert (metadata["suite"], metadata["family"], metadata["score"], metadata["model"]) == (
-        "closed-form", "closed_form", 1.0, "fake-model"
+        "closed-form", "closed-form", 1.0, "fake-model"
     )  # fmt: skip
     assert examples[SUITE.tasks[0].id]["metadata"]["score"] == 0.0
 

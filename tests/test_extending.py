@@ -49,11 +49,19 @@ def _suite(root: Path, options: dict[str, object]) -> Path:
 
 
 def _run_shouter(
-    plugin_path: Path, tmp_path: Path, options: dict[str, object]
+    plugin_path: Path, tmp_path: Path, options: dict[str, object], *agent_options: str
 ) -> subprocess.CompletedProcess[str]:
     suite = f"workspace:{_suite(tmp_path / 'suite', options)}"
     return _daharness(
-        plugin_path, "run", "--suite", suite, "--agent", "shouter", "--out", str(tmp_path / "r")
+        plugin_path,
+        "run",
+        "--suite",
+        suite,
+        "--agent",
+        "shouter",
+        "--out",
+        str(tmp_path / "r"),
+        *agent_options,
     )
 
 
@@ -77,3 +85,24 @@ def test_a_wrong_plugin_option_is_a_one_line_error_at_load(plugin_path: Path, tm
     assert done.returncode == 2
     assert "task.json: task hello: scorer 'shout': option 'word': Field required" in done.stderr
     assert "Traceback" not in done.stderr and not (tmp_path / "r").exists()
+
+
+def test_the_plugin_agents_typed_option_is_a_flag_checked_before_the_run(
+    plugin_path: Path, tmp_path: Path
+) -> None:
+    done = _run_shouter(plugin_path, tmp_path / "loud", {"word": "hello"}, "--marks", "3")
+    assert done.returncode == 0, done.stderr
+    record = json.loads((tmp_path / "loud" / "r" / "samples.jsonl").read_text())
+    assert record["answer"] == "HELLO!!!" and record["score"]["value"] == 1.0
+    assert json.loads((tmp_path / "loud" / "r" / "run.json").read_text())["agent"] == {
+        "name": "shouter",
+        "marks": 3,
+    }
+    refused = _run_shouter(plugin_path, tmp_path / "bad", {"word": "hello"}, "-A", "marks=9")
+    assert (
+        refused.returncode == 2
+        and refused.stderr.strip() == "error: -A marks: must be at most 5 (agent 'shouter')"
+    )
+    assert not (tmp_path / "bad" / "r").exists()
+    listed = _daharness(plugin_path, "agents", "shouter")
+    assert listed.returncode == 0 and "Exclamation marks after the word." in listed.stdout, listed.stderr

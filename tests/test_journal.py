@@ -39,7 +39,7 @@ def test_a_generated_folder_with_broken_or_other_settings_is_refused_with_one_li
     table.write_text("a,b\n1,2\n")
     out = tmp_path / "suite"
     wanted = {"tables": ["iris.csv"], "per_table": 2}
-    manifest = {"family": "closed_form", "format": "dabench"}
+    manifest = {"family": "closed-form", "format": "dabench"}
     prepare_generated_suite(out, "generation.json", wanted, "m", {"iris.csv": table}, manifest)
     assert json.loads((out / "suite.json").read_text())["name"] == "suite"
     assert (out / "tables" / "iris.csv").read_text() == "a,b\n1,2\n"

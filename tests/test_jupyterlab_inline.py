@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 
 from daharness.core.limits import Limits
-from daharness.core.task import Family, Task, WorkspaceFile
-from daharness.sandbox import BwrapSandbox
+from daharness.core.task import Task, WorkspaceFile
+from daharness.runs.pipeline import SandboxSettings
+from daharness.runs.pipeline import started as sandbox_of
 from daharness.sandbox.desktop import apps
 
 pytest.importorskip("jupyterlab", reason="JupyterLab is not installed (pip install -e '.[desktop]')")
@@ -46,9 +47,10 @@ client.stop_channels()
 
 def test_jupyterlabs_kernels_plot_inline(tmp_path: Path) -> None:
     (tmp_path / "notes.txt").write_text("x\n")
-    task = Task(id="lab", suite="t", family=Family.workflow, instructions=["x"],
+    task = Task(id="lab", suite="t", family="workflow", instructions=["x"],
                 files=[WorkspaceFile(path="notes.txt", source=tmp_path / "notes.txt")])  # fmt: skip
-    with BwrapSandbox(task, Limits(step_timeout_s=120)) as box:
+    settings = SandboxSettings(limits=Limits(step_timeout_s=120))
+    with sandbox_of(task, settings) as box:  # as a sample gets it: with what its family adds
         assert box.python("import matplotlib; print(matplotlib.get_backend())").stdout == "Agg\n"
         started = box.start_program(apps.jupyterlab(box.workdir), "jupyterlab")
         assert started.ok, started

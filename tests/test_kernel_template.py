@@ -11,6 +11,7 @@ import signal
 import subprocess
 import sys
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -18,7 +19,7 @@ from helpers import last_line_printed, wait_until
 
 from daharness.core.errors import UserError
 from daharness.core.limits import Limits
-from daharness.core.task import Family, Task, WorkspaceFile
+from daharness.core.task import Task, WorkspaceFile
 from daharness.sandbox import BwrapSandbox
 from daharness.sandbox import template as template_module
 
@@ -55,7 +56,7 @@ print(json.dumps({
 def task(tmp_path: Path) -> Task:
     (tmp_path / "data.csv").write_text("x\n1\n")
     return Task(
-        id="tpl", suite="t", family=Family.workspace, instructions=["x"],
+        id="tpl", suite="t", family="workspace", instructions=["x"],
         files=[WorkspaceFile(path="data.csv", source=tmp_path / "data.csv")],
     )  # fmt: skip
 
@@ -215,10 +216,10 @@ def test_the_template_ends_with_the_process_that_started_it(tmp_path: Path) -> N
     script = (
         "import os, sys\n"
         "from daharness.core.limits import Limits\n"
-        "from daharness.core.task import Family, Task\n"
+        "from daharness.core.task import Task\n"
         "from daharness.sandbox import BwrapSandbox\n"
         "from daharness.sandbox import template\n"
-        "task = Task(id='t', suite='t', family=Family.workspace, instructions=['x'])\n"
+        "task = Task(id='t', suite='t', family='workspace', instructions=['x'])\n"
         "with BwrapSandbox(task, Limits()) as box:\n"
         "    assert box.forked_kernel\n"
         "    print(template.current_template().pid, flush=True)\n"
@@ -235,13 +236,13 @@ def test_the_template_ends_with_the_process_that_started_it(tmp_path: Path) -> N
 FIRST_SANDBOX = (
     "import sys\n"
     "from daharness.core.limits import Limits\n"
-    "from daharness.core.task import Family, Task\n"
+    "from daharness.core.task import Task\n"
     "from daharness.sandbox import BwrapSandbox\n"
     "from daharness.sandbox import template\n"
     "from daharness.sandbox import prepare_run\n"
     "if sys.argv[1] == 'early':\n"
     "    prepare_run('bwrap', Limits())\n"
-    "task = Task(id='t', suite='t', family=Family.workspace, instructions=['x'])\n"
+    "task = Task(id='t', suite='t', family='workspace', instructions=['x'])\n"
     "with BwrapSandbox(task, Limits()) as box:\n"
     "    seen = box.python(\"import sys\\nprint('pandas' in sys.modules, 'matplotlib' in sys.modules)\")\n"
     "    made = template.current_template()\n"
@@ -385,3 +386,86 @@ def test_a_script_forked_from_the_kernel_ends_as_a_python_process_would(
         assert box.python_script("marked.py", []).stdout == "clean\n"
         assert box.python("import builtins\nbuiltins.MARK = 'the agent was here'").ok
         assert box.python_script("marked.py", []).stdout == "clean\n"
+
+
+FROM_TMP_ENVIRONMENT = (
+    "import sys\n"
+    "from daharness.core.limits import Limits\n"
+    "from daharness.core.task import Task\n"
+    "from daharness.sandbox import BwrapSandbox, prepare_run, template\n"
+    "prepare_run('bwrap', Limits())\n"
+    "task = Task(id='t', suite='t', family='workspace', instructions=['x'])\n"
+    "with BwrapSandbox(task, Limits()) as box:\n"
+    "    seen = box.python(\"import sys\\nprint('pandas' in sys.modules)\")\n"
+    "    made = template.current_template()\n"
+    "    made.preload_later()\n"
+    "    loaded = sorted(made.load_all())\n"
+    "    print(sys.prefix.startswith('/tmp/'), box.forked_kernel, seen.stdout.strip(), loaded, getattr(made, 'failed', {}))\n"
+)
+
+
+@contextmanager
+def _python_under_tmp() -> Iterator[list[str]]:
+    """A command that runs a Python of a venv made under /tmp (as CI systems and quick trials make one)
+    whose site-packages holds numpy, pandas and the rest: this environment's, mounted there (a bind mount,
+    in a mount namespace of the command's own: no copy, and no link that resolves out of /tmp)."""
+    import shutil
+    import sysconfig
+    import tempfile
+
+    import numpy
+
+    root = Path(tempfile.mkdtemp(prefix="daharness-env-", dir="/tmp"))
+    try:
+        root.chmod(0o755)  # as `python -m venv /tmp/v` makes it: the sandbox's user crosses it to its Python
+        subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(root)], check=True, timeout=120)
+        relative = Path(sysconfig.get_path("purelib")).relative_to(sysconfig.get_path("data"))
+        packages = Path(numpy.__file__).resolve().parents[1]
+        mount = 'mount --bind "$1" "$2" && shift 2 && exec "$@"'
+        yield ["unshare", "--mount", "--propagation", "private", "--", "sh", "-c", mount, "sh",
+               str(packages), str(root / relative), str(root / "bin" / "python")]  # fmt: skip
+    finally:
+        shutil.rmtree(root)
+
+
+def test_a_template_started_from_a_python_under_tmp_preloads_all_the_same() -> None:
+    """A private /tmp hid a venv made under /tmp from the template: every preload import failed, silently,
+    and each sample imported pandas itself (issue 43, item 12). Its Python's folders are mounted back."""
+    import daharness
+
+    env = {
+        **os.environ,
+        "DAHARNESS_KERNEL_TEMPLATE": "auto",
+        "PYTHONPATH": str(Path(daharness.__file__).resolve().parents[1]),  # the harness's: not the template's
+    }
+    with _python_under_tmp() as python:
+        done = subprocess.run(
+            [*python, "-c", FROM_TMP_ENVIRONMENT], capture_output=True, text=True, env=env, timeout=300
+        )
+    assert done.returncode == 0, done.stderr[-3000:]
+    everything = sorted({*template_module.PRELOAD, *template_module.PRELOAD_LATER})
+    assert done.stdout.splitlines()[-1] == f"True True True {everything} {{}}"
+    assert "could not preload" not in done.stderr
+
+
+def test_a_module_the_template_cannot_preload_is_said_once_with_why(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    from daharness.sandbox.environment import template_settings
+
+    env, fonts = template_settings()
+    made = template_module.KernelTemplate(env, fonts, later=("daharness_no_such_module",))
+    try:
+        with caplog.at_level("WARNING", logger="daharness.sandbox"):
+            assert "daharness_no_such_module" not in made.load_all()
+            made.load_all()  # asked again: said once
+    finally:
+        made.close()
+    assert made.failed == {
+        "daharness_no_such_module": "ModuleNotFoundError: No module named 'daharness_no_such_module'"
+    }
+    said = [record.getMessage() for record in caplog.records]
+    assert said == [
+        "the kernel template could not preload daharness_no_such_module (ModuleNotFoundError: No module "
+        "named 'daharness_no_such_module'): each sample imports it itself, slower"
+    ]

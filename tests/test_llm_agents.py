@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from fake_openai import Fail, FakeOpenAI
 
-from daharness.agents import AgentOptions, SampleLimits, make_agent
+from daharness.agents import AgentSettings, SampleLimits, make_agent
 from daharness.core.limits import Limits
 from daharness.core.task import Task
 from daharness.models import ModelSettings
@@ -142,10 +142,10 @@ def test_da_agent_full_run(server: FakeOpenAI, tmp_path: Path) -> None:
 
 def test_cache_serves_a_second_identical_run(server: FakeOpenAI, tmp_path: Path) -> None:
     server.responder = da_responder
-    first = _run(server, tmp_path / "a", "--agent", "da-agent", "--ids", "0,2")
+    first = _run(server, tmp_path / "a", "--agent", "da-agent", "--ids", "0,2", "--cache", "on")
     assert first.returncode == 0, first.stderr
     calls = len(server.requests)
-    second = _run(server, tmp_path / "b", "--agent", "da-agent", "--ids", "0,2")
+    second = _run(server, tmp_path / "b", "--agent", "da-agent", "--ids", "0,2", "--cache", "on")
     assert second.returncode == 0 and len(server.requests) == calls
     assert json.loads((tmp_path / "b" / "report.json").read_text())["counts"]["correct"] == 2
     refreshed = _run(server, tmp_path / "c", "--agent", "da-agent", "--ids", "0,2", "--cache", "refresh")
@@ -186,7 +186,7 @@ def test_401_stops_the_run_at_once(server: FakeOpenAI, tmp_path: Path) -> None:
 
 def _solve(agent_name: str, server: FakeOpenAI, limits: SampleLimits, **settings: object):  # type: ignore[no-untyped-def]
     model = ModelSettings(model="m", base_url=server.base_url, **settings)  # type: ignore[arg-type]
-    agent = make_agent(agent_name, AgentOptions(model=model, limits=limits, cache_mode="off"))
+    agent = make_agent(agent_name, AgentSettings(model=model, limits=limits, cache_mode="off"))
     task = SUITE.tasks[1]
     with BwrapSandbox(task) as box:
         return agent.solve(task, box)
@@ -227,7 +227,7 @@ def test_da_agent_observations_for_bad_and_repeated_actions(server: FakeOpenAI) 
                     'Action: Bash(code="sleep 5")', 'Action: Terminate(output="@x[1]")'])  # fmt: skip
     server.responder = lambda request: next(replies)
     model = ModelSettings(model="m", base_url=server.base_url)
-    agent = make_agent("da-agent", AgentOptions(model=model, cache_mode="off"))
+    agent = make_agent("da-agent", AgentSettings(model=model, cache_mode="off"))
     task = SUITE.tasks[0]
     with BwrapSandbox(task, Limits(step_timeout_s=1)) as box:
         submission = agent.solve(task, box)

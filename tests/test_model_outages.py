@@ -5,11 +5,14 @@ stopped because nothing answers at the endpoint; a missing key is said before th
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import socket
 import subprocess
+import threading
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -134,9 +137,56 @@ def test_the_error_threshold_is_settable_as_a_count_or_a_share(server: FakeOpenA
     )
 
 
-def test_a_dead_endpoint_stops_the_run_after_three_samples_and_it_resumes(tmp_path: Path) -> None:
+def test_a_dead_endpoint_is_found_before_the_first_sample_and_the_run_resumes(tmp_path: Path) -> None:
+    """One look at the endpoint before the first sample (issue 43, item 9): before it, each of three samples
+    spent its retries on it (31 s) before the run stopped."""
     dead = _dead_url()
     done = _run(dead, tmp_path, "max_retries = 1")
+    assert done.returncode == 3, done.stderr
+    assert _last_line(done) == (
+        f"error: the run stopped: model 'flaky': nothing answers at {dead} ([Errno 111] Connection refused); "
+        "no sample was started: start the server or correct the URL, then run the same command"
+    )
+    samples = tmp_path / "run" / "samples.jsonl"
+    assert not samples.exists() or samples.read_text() == ""  # not one sample was tried
+    with FakeOpenAI(port=int(dead.rsplit(":", 1)[1].split("/")[0])) as back:  # the endpoint is back
+        back.responder = lambda request: "Thought: done\nFinal Answer: @mean_x[2.00]"
+        resumed = _run(back, tmp_path, "max_retries = 1")
+    assert resumed.returncode == 0, resumed.stderr
+    assert {r["id"]: r["status"] for r in records_of(tmp_path / "run")} == {
+        str(i): "scored" for i in range(1, 6)
+    }
+
+
+@contextmanager
+def _endpoint_that_dies_after_one_answer() -> Iterator[str]:
+    """A URL that answers one request (the run's look at it) and then refuses every connection."""
+    listener = socket.create_server(("127.0.0.1", 0))
+    listener.settimeout(300)
+
+    def answer_once() -> None:
+        with listener, contextlib.suppress(OSError):
+            connection, _ = listener.accept()
+            with connection:
+                connection.settimeout(30)
+                received = b""
+                while b"\r\n\r\n" not in received:
+                    chunk = connection.recv(65536)
+                    if not chunk:  # the client gave up
+                        return
+                    received += chunk
+                connection.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}")
+
+    thread = threading.Thread(target=answer_once, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{listener.getsockname()[1]}/v1"
+    listener.close()
+    thread.join(30)
+
+
+def test_an_endpoint_that_dies_mid_run_stops_it_after_three_samples_and_it_resumes(tmp_path: Path) -> None:
+    with _endpoint_that_dies_after_one_answer() as url:
+        done = _run(url, tmp_path, "max_retries = 1")
     assert done.returncode == 3, done.stderr
     line = _last_line(done)
     assert line.startswith(
@@ -147,7 +197,7 @@ def test_a_dead_endpoint_stops_the_run_after_three_samples_and_it_resumes(tmp_pa
     records = records_of(tmp_path / "run")
     assert [r["status"] for r in records] == ["error"] * 3  # samples 4 and 5 never started
     assert all(r["extra"]["endpoint_unreachable"] for r in records)
-    with FakeOpenAI(port=int(dead.rsplit(":", 1)[1].split("/")[0])) as back:  # the endpoint is back
+    with FakeOpenAI(port=int(url.rsplit(":", 1)[1].split("/")[0])) as back:  # the endpoint is back
         back.responder = lambda request: "Thought: done\nFinal Answer: @mean_x[2.00]"
         resumed = _run(back, tmp_path, "max_retries = 1")
     assert resumed.returncode == 0, resumed.stderr
@@ -180,3 +230,19 @@ def test_a_missing_key_is_said_before_the_first_sample(server: FakeOpenAI, tmp_p
     assert server.requests == [] and not (tmp_path / "a").exists() and not (tmp_path / "run").exists()
     local = _run(server, tmp_path, "max_retries = 0", "--ids", "1", env=env)  # a local URL needs no key
     assert local.returncode == 0 and len(server.requests) >= 1, local.stderr
+
+
+def test_a_model_the_models_file_does_not_name_is_refused_before_any_request(
+    server: FakeOpenAI, tmp_path: Path
+) -> None:
+    """It used to be sent as a model id to the OpenAI API (issue 43, item 3)."""
+    models = tmp_path / "models.toml"
+    models.write_text(f'[models.flaky]\nmodel = "flaky"\nbase_url = "{server.base_url}"\n')
+    done = subprocess.run(
+        cli("run", "--suite", SUITE, "--agent", "react", "--model", "gpt-4o-mini", "--models-file", str(models),
+            "--out", str(tmp_path / "run")),
+        capture_output=True, text=True, timeout=300, env={**os.environ, "OPENAI_API_KEY": "sk-test"},
+    )  # fmt: skip
+    assert done.returncode == 2
+    assert done.stderr == f"error: {models}: no model named 'gpt-4o-mini' (it names flaky)\n"
+    assert server.requests == [] and not (tmp_path / "run").exists()

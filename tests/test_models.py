@@ -313,7 +313,10 @@ def test_model_file_and_resolution(tmp_path: Path) -> None:
     bare = resolve_model("llama3.1", config_file=None, base_url="http://localhost:11434/v1", api_key_env=None,
                          overrides={"max_tokens": 512, "top_p": None})  # fmt: skip
     assert bare == ModelSettings(model="llama3.1", base_url="http://localhost:11434/v1", max_tokens=512)
-    assert resolve_model("gpt-4o-mini", **plain, overrides={}).model == "gpt-4o-mini"  # not named: a model id
+    # a name the file does not have is refused, not sent as a model id to the OpenAI API (issue 43, item 3)
+    with pytest.raises(UserError) as refused:
+        resolve_model("gpt-4o-mini", **plain, overrides={})
+    assert str(refused.value) == f"{path}: no model named 'gpt-4o-mini' (it names gpt4o, local-qwen)"
     with pytest.raises(UserError, match="--temperature"):
         resolve_model("gpt4o", **plain, overrides={"temperature": "hot"})
 
@@ -378,3 +381,45 @@ def test_a_model_client_made_while_another_thread_imports_the_sdk_gets_the_whole
         "first.join()\n"
     )
     assert last_line_printed(probe) == "True"
+
+
+def test_the_look_at_an_endpoint_takes_any_answer_as_someone_there(server: FakeOpenAI) -> None:
+    """Only a connection that cannot be made is a dead endpoint: a proxy without /models (404) is there."""
+    import socket
+
+    from daharness.models.preflight import RunModels, unreachable_reason
+
+    assert unreachable_reason(server.base_url) is None  # 200
+    assert unreachable_reason(server.base_url.removesuffix("/v1")) is None  # 404
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        dead = f"http://127.0.0.1:{probe.getsockname()[1]}/v1"
+    assert unreachable_reason(dead) == "[Errno 111] Connection refused"
+    models = RunModels.of(
+        ModelSettings(model="m", base_url=server.base_url), None, ModelSettings(model="judge", base_url=dead)
+    )
+    assert models.unreachable() == (
+        f"model 'judge': nothing answers at {dead} ([Errno 111] Connection refused); no sample was started: "
+        "start the server or correct the URL, then run the same command"
+    )
+    assert server.requests == []  # the look sends no chat request
+
+
+def test_the_cache_keeps_each_epoch_apart_and_counts_what_it_holds(
+    server: FakeOpenAI, tmp_path: Path
+) -> None:
+    from daharness.models import requests_of_epoch
+
+    settings = ModelSettings(model="m", base_url=server.base_url)
+    cache = ResponseCache(tmp_path / "c.sqlite")
+    client = ModelClient(settings, cache=cache, cache_mode="on")
+    numbers = iter(range(1, 100))
+    server.responder = lambda request: f"reply {next(numbers)}"
+    first = client.complete(MESSAGES).text
+    with requests_of_epoch(2):
+        second = client.complete(MESSAGES).text
+        assert client.complete(MESSAGES).text == second  # the same epoch: from the cache
+    assert client.complete(MESSAGES).text == first
+    assert (first, second, len(server.requests)) == ("reply 1", "reply 2", 2)
+    assert [cache.stored("m", server.base_url, epochs) for epochs in (1, 2)] == [1, 2]
+    assert cache.stored("m", "http://elsewhere/v1", 2) == 0 and cache.stored("other", server.base_url, 2) == 0

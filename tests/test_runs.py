@@ -25,7 +25,7 @@ from daharness.suites import builtin_suites, load_suite
 
 RUNNABLE = Path(__file__).parent / "fixtures" / "runnable" / "questions.jsonl"
 SUITE = f"dabench:{RUNNABLE}"
-STRICT = ScoringSettings(modes={"closed_form": "strict"})
+STRICT = ScoringSettings(modes={"closed-form": "strict"})
 
 
 def _cli(*args: str) -> list[str]:
@@ -65,8 +65,8 @@ def test_run_directory_layout_and_report(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     config = json.loads((out / "run.json").read_text())
     assert config["agent"] == {"name": "reference"}
-    assert config["scoring"] == {"modes": {"closed_form": "normalized", "workspace": "corrected"}}
-    assert config["format_version"] == 2 and config["suite_spec"]["spec"] == SUITE
+    assert config["scoring"] == {"modes": {"closed-form": "normalized", "workspace": "corrected"}}
+    assert config["format_version"] == 3 and config["suite_spec"]["spec"] == SUITE
     assert config["packages"]["pandas"]
     records = {r["id"]: r for r in _records(out)}
     assert set(records) == {"1", "2", "3", "4", "5"}
@@ -88,8 +88,8 @@ def test_run_directory_layout_and_report(tmp_path: Path) -> None:
         "agent_failures": 0,
         "suspicious": 0,
     }
-    assert report["families"]["closed_form"]["main_results"]["Accuracy by Question"] == 1.0
-    assert report["families"]["closed_form"]["by_level"] == {"easy": 1.0, "medium": 1.0, "hard": 1.0}
+    assert report["families"]["closed-form"]["main_results"]["Accuracy by Question"] == 1.0
+    assert report["families"]["closed-form"]["by_level"] == {"easy": 1.0, "medium": 1.0, "hard": 1.0}
     assert report["errors"][0]["id"] == "5"
     html = (out / "report.html").read_text()
     assert (
@@ -225,12 +225,12 @@ def test_a_run_json_from_a_newer_daharness_or_with_bad_scoring_is_refused(tmp_pa
     suite, agent = load_suite(SUITE), make_agent("reference")
     run_suite(suite, agent, tmp_path / "r", ids=["1"])
     run_json = tmp_path / "r" / "run.json"
-    run_json.write_text(run_json.read_text().replace('"format_version": 2', '"format_version": 3'))
+    run_json.write_text(run_json.read_text().replace('"format_version": 3', '"format_version": 4'))
     done = subprocess.run(_cli("report", str(tmp_path / "r")), capture_output=True, text=True)
     assert done.returncode == 2 and "Traceback" not in done.stderr
-    assert "run.json: field 'format_version': written by a newer daharness (format 3)" in done.stderr
+    assert "run.json: field 'format_version': written by a newer daharness (format 4)" in done.stderr
     for scoring in ("5", '"strict"'):  # not an object: one line naming the field, never a traceback
-        spec = json.loads(run_json.read_text()) | {"format_version": 2, "scoring": json.loads(scoring)}
+        spec = json.loads(run_json.read_text()) | {"format_version": 3, "scoring": json.loads(scoring)}
         run_json.write_text(json.dumps(spec))
         with pytest.raises(
             UserError, match=r"run\.json: field 'scoring': Input should be a valid dictionary"
@@ -288,6 +288,31 @@ def test_ctrl_c_stops_cleanly_and_the_same_command_resumes(tmp_path: Path) -> No
         text=True,
     )
     assert done.returncode == 0
+    assert Counter(r["id"] for r in _records(out)) == {"1": 1, "2": 1, "3": 1, "4": 1, "5": 1}
+
+
+def test_sigterm_stops_as_ctrl_c_does_and_the_same_command_resumes(tmp_path: Path) -> None:
+    """`kill PID` (SIGTERM, as a job scheduler or `timeout` stops a run): exit 143 in a shell (killed by
+    the signal), the finished samples kept, no sandbox left, and the same command resumes (issue 43, 9)."""
+    out = tmp_path / "run"
+    process = subprocess.Popen(
+        _cli("run", "--suite", SUITE, "--agent", "reference", "--out", str(out)),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    _wait_for_lines(out / "samples.jsonl", 2)
+    _wait_for_sample_3_sandbox(process.pid)
+    process.send_signal(signal.SIGTERM)
+    assert process.wait(timeout=30) == -signal.SIGTERM  # a shell reports 128 + 15 = 143
+    wait_until(lambda: _no_sandbox_left(process.pid), what="the sandboxes to end with their harness")
+    assert [r["id"] for r in _records(out)] == ["1", "2"]  # the sample in flight was not recorded
+    done = subprocess.run(
+        _cli("run", "--suite", SUITE, "--agent", "reference", "--out", str(out)),
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "2 of 5 samples already done" in done.stderr
     assert Counter(r["id"] for r in _records(out)) == {"1": 1, "2": 1, "3": 1, "4": 1, "5": 1}
 
 

@@ -11,7 +11,7 @@ import duckdb
 import pytest
 
 from daharness.core.limits import Limits
-from daharness.core.task import Family, Task, WorkspaceFile
+from daharness.core.task import Task, WorkspaceFile
 from daharness.sandbox import BwrapSandbox, SandboxNotStarted
 
 
@@ -24,7 +24,7 @@ def box(tmp_path: Path) -> Iterator[BwrapSandbox]:
         db.execute("create table sales as select range as day, range * 2 as units from range(5)")
     (tmp_path / "data.csv").write_text("x,y\n1,2\n3,4\n")
     task = Task(
-        id="sb", suite="t", family=Family.workspace, instructions=["x"],
+        id="sb", suite="t", family="workspace", instructions=["x"],
         files=[WorkspaceFile(path=name, source=tmp_path / name) for name in ("shop.db", "sales.duckdb", "data.csv")],
     )  # fmt: skip
     with BwrapSandbox(task, Limits(step_timeout_s=20, sample_timeout_s=120)) as sandbox:
@@ -102,7 +102,7 @@ def test_matplotlib_figures_are_saved_without_a_display(box: BwrapSandbox) -> No
 
 
 def test_the_sample_time_budget_ends_all_further_steps(tmp_path: Path) -> None:
-    task = Task(id="t", suite="t", family=Family.workspace, instructions=["x"])
+    task = Task(id="t", suite="t", family="workspace", instructions=["x"])
     with BwrapSandbox(task, Limits(step_timeout_s=5, sample_timeout_s=1.5)) as box:
         assert box.python("import time\ntime.sleep(3)").timed_out  # the step gets only what is left
         refused = box.python("print(1)")
@@ -253,7 +253,7 @@ def test_a_sandbox_started_in_the_background_outlives_the_thread_that_asked(tmp_
     """`start_soon` returns before the kernel is up (the sample's first model call overlaps it), and
     the sandbox lives on after the thread that asked ends: bwrap's --die-with-parent follows the thread
     that started it, so the start must not run in a thread that ends."""
-    task = Task(id="bg", suite="t", family=Family.workspace, instructions=["x"])
+    task = Task(id="bg", suite="t", family="workspace", instructions=["x"])
     box = BwrapSandbox(task, Limits(step_timeout_s=20))
     try:
         with box._life_lock:  # a start cannot finish while this is held: start_soon must not wait for it
@@ -268,7 +268,7 @@ def test_a_sandbox_started_in_the_background_outlives_the_thread_that_asked(tmp_
 
 
 def test_a_background_start_that_fails_is_the_hosts_error_at_the_first_use(tmp_path: Path) -> None:
-    task = Task(id="bg", suite="t", family=Family.workspace, instructions=["x"])
+    task = Task(id="bg", suite="t", family="workspace", instructions=["x"])
     box = BwrapSandbox(task, Limits(step_timeout_s=20, memory_mb=8))  # no Python starts in 8 MB
     try:
         box.start_soon()

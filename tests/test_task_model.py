@@ -13,7 +13,6 @@ from pydantic import ValidationError
 from daharness.core.task import (
     Conjunction,
     DialogueTurn,
-    Family,
     Gold,
     GoldFile,
     ReferenceSolution,
@@ -28,17 +27,17 @@ from daharness.core.task import (
 def _tasks(tmp: Path) -> list[Task]:
     data = tmp / "sales.csv"
     return [
-        Task(id="w1", suite="s", family=Family.workspace, instructions=["Clean the table into result.csv"],
+        Task(id="w1", suite="s", family="workspace", instructions=["Clean the table into result.csv"],
              files=[WorkspaceFile(path="data/sales.csv", source=data)],
              gold=Gold(files=[GoldFile(name="result.csv", source=tmp / "gold.csv")]),
              scorers=[ScorerSpec(name="table", options={"ignore_order": True}), ScorerSpec(name="text")],
              conjunction=Conjunction.and_, metadata=TaskMetadata(category="data wrangling", level="hard"),
              reference=ReferenceSolution(language="bash", code="cp data/sales.csv result.csv")),
-        Task(id="i1", suite="s", family=Family.interactive, instructions=["Now plot it", "Which is larger? A or B"],
+        Task(id="i1", suite="s", family="interactive", instructions=["Now plot it", "Which is larger? A or B"],
              dialogue=[DialogueTurn(role="user", content="Load the data"),
                        DialogueTurn(role="assistant", content="Done", code="df = pd.read_csv('x.csv')")],
              gold=Gold(choice="B"), scorers=[ScorerSpec(name="choice")], metadata=TaskMetadata(tags=["private"])),
-        Task(id="f1", suite="s", family=Family.workflow, instructions=["Run the dbt models"],
+        Task(id="f1", suite="s", family="workflow", instructions=["Run the dbt models"],
              setup=[SetupStep(kind="command", args={"command": "dbt deps"})],
              scorers=[ScorerSpec(name="duckdb_table"), ScorerSpec(name="file_exists")], conjunction=Conjunction.or_),
     ]  # fmt: skip
@@ -53,10 +52,10 @@ def test_every_family_round_trips_through_json(tmp_path: Path) -> None:
 
 def test_unknown_fields_and_empty_instructions_are_rejected() -> None:
     with pytest.raises(ValidationError, match="instructions"):
-        Task(id="x", suite="s", family=Family.closed_form, instructions=[])
+        Task(id="x", suite="s", family="closed-form", instructions=[])
     with pytest.raises(ValidationError, match="colour"):
         Task.model_validate(
-            {"id": "x", "suite": "s", "family": "closed_form", "instructions": ["q"], "colour": 1}
+            {"id": "x", "suite": "s", "family": "closed-form", "instructions": ["q"], "colour": 1}
         )
     with pytest.raises(ValidationError, match="family"):
         Task.model_validate({"id": "x", "suite": "s", "family": "Poetry Family!", "instructions": ["q"]})
@@ -79,5 +78,5 @@ def test_schema_command_prints_the_task_schema() -> None:
         "setup",
         "reference",
     } <= set(schema["properties"])
-    assert schema["properties"]["family"]["pattern"] == "^[a-z][a-z0-9_]*$"
+    assert schema["properties"]["family"]["pattern"] == "^[a-z][a-z0-9_-]*$"
     assert schema["$defs"]["Conjunction"]["enum"] == ["avg", "and", "or", "max", "min", "all_mean"]

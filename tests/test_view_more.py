@@ -16,7 +16,7 @@ from fake_openai import FakeOpenAI
 from sample_runs import SUITE, responder
 from test_view import OLD_RUN, browser  # noqa: F401  (the Chromium fixture)
 
-from daharness.agents import AgentOptions, make_agent
+from daharness.agents import AgentSettings, make_agent
 from daharness.core.runlog import ScoringSettings
 from daharness.models import ModelSettings
 from daharness.report.build import build_report
@@ -61,10 +61,10 @@ def test_a_growing_run_shows_new_samples_without_a_reload(browser, tmp_path: Pat
     ids = [task.id for task in SUITE.tasks[:3]]
     with FakeOpenAI() as server:
         server.responder = responder
-        options = AgentOptions(
+        options = AgentSettings(
             model=ModelSettings(model="fake-model", base_url=server.base_url), cache_mode="off"
         )
-        strict = ScoringSettings(modes={"closed_form": "strict"})
+        strict = ScoringSettings(modes={"closed-form": "strict"})
         run_suite(SUITE, make_agent("react", options), out, ids=ids[:1], scoring=strict)
         process, url = _serve(out)
         try:
@@ -72,7 +72,7 @@ def test_a_growing_run_shows_new_samples_without_a_reload(browser, tmp_path: Pat
             page.goto(url)
             assert _rows(page) == ids[:1] and page.inner_text("#total") == "1"
             assert "accuracy · 1 sample" in page.inner_text("section.run")  # not "1 samples"
-            page.select_option("select[name=family]", "closed_form")
+            page.select_option("select[name=family]", "closed-form")
             # the same run goes on (resumed with more tasks) while the page stays open
             run_suite(SUITE, make_agent("react", options), out, ids=ids, scoring=strict)
             page.wait_for_function(
@@ -81,7 +81,7 @@ def test_a_growing_run_shows_new_samples_without_a_reload(browser, tmp_path: Pat
             assert (
                 _rows(page) == ids and page.inner_text("#shown") == "3" and page.inner_text("#total") == "3"
             )
-            assert page.input_value("select[name=family]") == "closed_form"  # the filter is kept
+            assert page.input_value("select[name=family]") == "closed-form"  # the filter is kept
             assert "accuracy · 3 samples" in page.inner_text("section.run")
             page.close()
         finally:
@@ -93,7 +93,7 @@ def test_samples_link_to_their_neighbours_and_the_run_shows_its_cards(browser, t
     ids = [task.id for task in SUITE.tasks[:3]]
     with FakeOpenAI() as server:
         server.responder = responder
-        options = AgentOptions(
+        options = AgentSettings(
             model=ModelSettings(model="fake-model", base_url=server.base_url), cache_mode="off"
         )
         run_suite(
@@ -101,7 +101,7 @@ def test_samples_link_to_their_neighbours_and_the_run_shows_its_cards(browser, t
             make_agent("react", options),
             out,
             ids=ids,
-            scoring=ScoringSettings(modes={"closed_form": "strict"}),
+            scoring=ScoringSettings(modes={"closed-form": "strict"}),
         )
     usage = build_report(RunDir.open_for_reading(out))["agent"]["usage"]
     process, url = _serve(out)
@@ -110,7 +110,7 @@ def test_samples_link_to_their_neighbours_and_the_run_shows_its_cards(browser, t
         page.goto(url)
         header = page.inner_text("section.run p.sub")
         assert (
-            "scoring closed_form strict" in header
+            "scoring closed-form strict" in header
             and "workspace" not in header
             and "interactive" not in header
         )
@@ -124,7 +124,8 @@ def test_samples_link_to_their_neighbours_and_the_run_shows_its_cards(browser, t
         assert cards["cost"] == "$0.0000" and cards["model replies from the cache"] == f"0 / {usage['calls']}"
         assert cards["wall time"].endswith("s") and usage["calls"] == 6
         page.goto(f"{url}runs/0/samples/{ids[0]}.html")
-        assert page.locator("nav.pager a[rel=prev]").count() == 0 and "(3 steps)" in page.inner_text(
+        # the agent's steps, as its record counts them: two replies (the action between is part of the first)
+        assert page.locator("nav.pager a[rel=prev]").count() == 0 and "(2 steps)" in page.inner_text(
             "h2 >> nth=1"
         )
         page.click("nav.pager a[rel=next]")
@@ -160,7 +161,7 @@ def workspace_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     out = tmp_path_factory.mktemp("workspace") / "run"
     with FakeOpenAI() as server:
         server.responder = _workspace_responder
-        options = AgentOptions(
+        options = AgentSettings(
             model=ModelSettings(model="fake-model", base_url=server.base_url), cache_mode="off"
         )
         outcome = run_suite(

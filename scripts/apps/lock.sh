@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 UV="${UV:-${DAHARNESS_APPS:-${XDG_CACHE_HOME:-$HOME/.cache}/daharness/apps}/.uv/bin/uv}"
-declare -A AS_OF=([dagster]=2024-05-01 [airflow]=2024-05-15 [astro-dbt]=2024-05-15 [superset]=2024-03-01)
+declare -A AS_OF=([dagster]=2024-05-01 [airflow]=2024-05-15 [astro-dbt]=2024-05-15 [superset]=2024-03-01 [bqemulator]=2026-12-01)
 for app in "${!AS_OF[@]}"; do
     "$UV" pip compile -q --python-version 3.11 --python-platform x86_64-manylinux_2_28 \
         --exclude-newer "${AS_OF[$app]}T00:00:00Z" --no-header --no-annotate "$app.in" -o "$app.lock"

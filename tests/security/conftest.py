@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from daharness.core.limits import Limits
-from daharness.core.task import Family, Gold, GoldFile, Task, WorkspaceFile
+from daharness.core.task import Gold, GoldFile, Task, WorkspaceFile
 from daharness.sandbox import BwrapSandbox
 
 LIMITS = Limits(
@@ -29,7 +29,7 @@ def task(tmp_path: Path) -> Task:
     return Task(
         id="sec",
         suite="security",
-        family=Family.workspace,
+        family="workspace",
         instructions=["attack"],
         files=[WorkspaceFile(path="data.csv", source=tmp_path / "visible" / "data.csv")],
         gold=Gold(files=[GoldFile(name="answer.json", source=gold)]),

@@ -16,7 +16,7 @@ import pytest
 from conftest import LIMITS, Exits, command_lines, followed_box
 from helpers import wait_until
 
-from daharness.core.task import Family, Task, WorkspaceFile
+from daharness.core.task import Task, WorkspaceFile
 from daharness.sandbox import BwrapSandbox, LocalSandbox
 
 
@@ -254,7 +254,7 @@ def test_no_host_path_is_readable_in_proc(tmp_path: Path) -> None:
     library = interactive.libraries[0]
     (tmp_path / "data.csv").write_text("a\n1\n")
     task = Task(
-        id="proc", suite="security", family=Family.workspace, instructions=["look"],
+        id="proc", suite="security", family="workspace", instructions=["look"],
         files=[WorkspaceFile(path="data.csv", source=tmp_path / "data.csv")], libraries=[library],
     )  # fmt: skip
     with BwrapSandbox(task, LIMITS) as box:

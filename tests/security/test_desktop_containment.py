@@ -1,5 +1,5 @@
 """Agent code against the desktop: it cannot stop, trace or replace what the harness reads the screen
-from, a browser port it takes over is not believed, two desktops never meet, and nothing outlives the
+from, it finds no DevTools endpoint of the browser, two desktops never meet, and nothing outlives the
 sample."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from conftest import command_lines
 from desktop_helpers import desktop_box, desktop_task, needs_desktop, serve
 from helpers import wait_until
 
-from daharness.sandbox.desktop import DEBUG_PORT
+from daharness.sandbox.desktop import DEVTOOLS_PORTS
 
 pytestmark = needs_desktop
 
@@ -35,29 +35,26 @@ for name, attempt in attempts.items():
     except PermissionError:
         print(name, 'refused')
 """
-CLOSE_THE_BROWSER = f"""
-import json, socket, time, urllib.request, websocket
-endpoint = json.load(urllib.request.urlopen('http://127.0.0.1:{DEBUG_PORT}/json/version'))['webSocketDebuggerUrl']
-connection = websocket.create_connection(endpoint, suppress_origin=True)
-connection.send(json.dumps({{'id': 1, 'method': 'Browser.close'}}))
-for _ in range(300):
+LOOK_FOR_DEVTOOLS = f"""
+import json, socket, urllib.request
+for port in {list(DEVTOOLS_PORTS)}:
     try:
-        socket.create_connection(('127.0.0.1', {DEBUG_PORT}), timeout=1).close()
-        time.sleep(0.1)
+        urllib.request.urlopen(f'http://127.0.0.1:{{port}}/json/version', timeout=5).read()
+        print(port, 'ANSWERED')
+    except OSError as exc:
+        print(port, 'no answer')
+    try:
+        socket.socket().bind(('127.0.0.1', port))
+        print(port, 'TAKEN OVER')
     except OSError:
-        print('closed')
-        break
-"""
-FAKE_BROWSER = f"""
-import http.server, json
-class Fake(http.server.BaseHTTPRequestHandler):
-    def do_GET(self):
-        body = json.dumps({{'webSocketDebuggerUrl': 'ws://127.0.0.1:{DEBUG_PORT}/devtools/browser/fake',
-                           'title': 'forged'}}).encode()
-        self.send_response(200)
-        self.end_headers()
-        self.wfile.write(body)
-http.server.HTTPServer(('127.0.0.1', {DEBUG_PORT}), Fake).serve_forever()
+        print(port, 'held')
+listening = set()
+for table in ('/proc/net/tcp', '/proc/net/tcp6'):
+    for line in open(table).read().splitlines()[1:]:
+        fields = line.split()
+        if fields[3] == '0A':
+            listening.add(int(fields[1].rsplit(':', 1)[1], 16))
+print(json.dumps(sorted(listening)))
 """
 
 
@@ -69,22 +66,26 @@ def test_agent_code_cannot_stop_trace_or_replace_what_the_screen_is_read_from(tm
         assert box.observe_desktop("screenshot").image.startswith(b"\x89PNG")  # type: ignore[union-attr]
 
 
-def test_a_browser_port_agent_code_takes_over_is_not_believed(tmp_path: Path) -> None:
+def test_agent_code_finds_no_devtools_endpoint_and_closing_the_browser_only_restarts_it(
+    tmp_path: Path,
+) -> None:
+    """The browser's DevTools is a pipe of the controller's: nothing listens for it on the loopback but the
+    controller's trap on the official VM's ports, which counts who knocks. The agent can close the browser
+    on the screen (a user can); the next page opened starts it again."""
     with desktop_box(desktop_task(tmp_path)) as box:
-        closed = box.python(CLOSE_THE_BROWSER)
-        assert closed.stdout == "closed\n", closed
-        box.write_file("fake.py", FAKE_BROWSER)
-        box.start_program(["python", "fake.py"], "fake")
-        probe = f"import urllib.request; urllib.request.urlopen('http://127.0.0.1:{DEBUG_PORT}/json/version')"
-        answered = box.bash(
-            f'for i in $(seq 300); do python -c "{probe}" 2>/dev/null && exit 0; sleep 0.1; done; exit 1'
-        )
-        assert answered.exit_status == 0
-        with pytest.raises(RuntimeError, match=f"port {DEBUG_PORT} is not the browser's"):
-            box.desktop_request(
-                "open_url", url="http://127.0.0.1:9/"
-            )  # the browser restarts, finds the port taken
-        assert all("forged" not in e.name for e in box.observe_desktop("a11y_tree").elements)
+        looked = box.python(LOOK_FOR_DEVTOOLS)
+        lines = looked.stdout.splitlines()
+        assert lines[:-1] == [f"{port} {what}" for port in DEVTOOLS_PORTS for what in ("no answer", "held")]
+        assert json.loads(lines[-1]) == sorted(DEVTOOLS_PORTS), looked  # the browser listens on no port
+        assert box.desktop_request("trapped")["connections"] == {str(port): 1 for port in DEVTOOLS_PORTS}
+        base = serve(box, {"index.html": "<html><head><title>page</title></head><body>x</body></html>"}, 8000)
+        box.desktop_request("open_url", url=f"{base}/index.html")
+        box.act_on_desktop({"action_type": "HOTKEY", "keys": ["ctrl", "shift", "w"]})  # closes its window
+        wait_until(lambda: not box.desktop_request("windows")["windows"], 30, what="the browser closed")
+        tab = box.desktop_request("open_url", url=f"{base}/index.html")["tab"]
+        assert tab["title"] == "page" and [t["title"] for t in box.desktop_request("tabs")["tabs"]] == [
+            "page"
+        ]
 
 
 def test_two_desktops_at_once_each_see_only_their_own(tmp_path: Path) -> None:
@@ -100,10 +101,6 @@ def test_two_desktops_at_once_each_see_only_their_own(tmp_path: Path) -> None:
             box.desktop_request("open_url", url=f"{base}/index.html")
         for box, own, other in ((alpha, "alpha", "beta"), (beta, "beta", "alpha")):
             assert [t["title"] for t in box.desktop_request("tabs")["tabs"]] == [own]
-            listing = box.python(
-                f"import urllib.request\nprint(urllib.request.urlopen('http://127.0.0.1:{DEBUG_PORT}/json/list').read().decode())"
-            )
-            assert [page["title"] for page in json.loads(listing.stdout) if page["type"] == "page"] == [own]
             served = box.bash(
                 "python -c \"import urllib.request; print(urllib.request.urlopen('http://127.0.0.1:8000/index.html').read().decode())\""
             )

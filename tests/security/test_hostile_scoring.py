@@ -20,12 +20,12 @@ from helpers import cli, latest_records
 from hostile_answers import AFFAIRS, PICKLED_NPY, RESULTS_OF_100_MB
 from matplotlib.figure import Figure
 
-from daharness.agents import AgentOptions, make_agent
+from daharness.agents import make_agent
 from daharness.core.registry import scorer
 from daharness.core.score import Score
 from daharness.core.scoring import ScorerOptions, ScoringContext
 from daharness.core.suite import Suite
-from daharness.core.task import Family, Gold, GoldFile, ScorerSpec, Task
+from daharness.core.task import Gold, GoldFile, ScorerSpec, Task
 from daharness.runs.runner import run_suite
 from daharness.suites import load_suite
 
@@ -52,7 +52,7 @@ def replay_answers(
         }
         (source / f"{task.id}.json").write_text(json.dumps(saved))
     out = tmp_path / "run"
-    agent = make_agent("replay", AgentOptions(replay_from=source.parent))
+    agent = make_agent("replay", options={"replay_from": source.parent})
     run_suite(Suite("attacks", tasks), agent, out)
     return out
 
@@ -133,7 +133,7 @@ def test_a_pickled_result_npy_runs_nothing_on_the_host_and_scores_zero(tmp_path:
         (source / "plot-bar-001.json").write_text(json.dumps(saved))
         from daharness.core.runlog import ScoringSettings
 
-        agent = make_agent("replay", AgentOptions(replay_from=source.parent))
+        agent = make_agent("replay", options={"replay_from": source.parent})
         run_suite(
             Suite("dacode", tasks), agent, run / "run", scoring=ScoringSettings(modes={"workspace": mode})
         )
@@ -162,7 +162,7 @@ def test_a_duckdb_view_reading_a_host_file_scores_zero(tmp_path: Path) -> None:
     host_file.parent.mkdir()
     host_file.write_text("region,total\neast,3\nnorth,5\n")
     task = Task(
-        id="view", suite="attacks", family=Family.workspace, instructions=["load orders into orders.duckdb"],
+        id="view", suite="attacks", family="workspace", instructions=["load orders into orders.duckdb"],
         gold=Gold(files=[GoldFile(name="orders.db", source=gold)], data={"outputs": ["orders.duckdb"]}),
         scorers=[ScorerSpec(name="database", options={"file": "orders.duckdb", "gold": "orders.db"})],
     )  # fmt: skip
@@ -224,7 +224,7 @@ def test_the_scoring_worker_has_no_network_and_sees_only_its_inputs(tmp_path: Pa
     (tmp_path / "gold").mkdir()
     (tmp_path / "gold" / "answer.txt").write_text("the gold")
     task = Task(
-        id="pry", suite="attacks", family=Family.workspace, instructions=["write out.txt"],
+        id="pry", suite="attacks", family="workspace", instructions=["write out.txt"],
         gold=Gold(files=[GoldFile(name="answer.txt", source=tmp_path / "gold" / "answer.txt")]),
         scorers=[ScorerSpec(name="test-pries", options={"port": listener.getsockname()[1], "secret": str(secret)})],
     )  # fmt: skip
@@ -265,6 +265,10 @@ WRITTEN_HERE = {  # scorers no built-in task uses: a result file against a gold 
     "spider2v.exact_match": {"result": {"kind": "script_output", "path": "eval.sh"}, "expected": {"kind": "rule", "value": {"expected": "42"}}},
     "spider2v.compare_jupyterlab_images": {"result": {"kind": "file", "path": "Desktop/out.png"}, "expected": {"kind": "gold", "path": "gold.png"}},
     "spider2v.is_expected_url_pattern_match": {"result": {"kind": "file", "path": "Desktop/out.txt"}, "expected": {"kind": "rule", "value": {"expected": ["^http://localhost:1036/lab"]}}},
+    "spider2v.infeasible": {},  # only the desktop agent's last action counts: FAIL is never the agent's files
+    "spider2v.is_not_in_list": {"result": {"kind": "script_output", "path": "eval.sh"}, "expected": {"kind": "rule", "value": {"exclude": ["customer_orders"]}}},
+    "spider2v.literal_match": {"result": {"kind": "script_output", "path": "eval.sh"}, "expected": {"kind": "rule", "value": "42"}},
+    "spider2v.check_snowflake_log_message": {"result": {"kind": "script_output", "path": "eval.sh"}, "expected": {"kind": "rule", "value": {"severity": "INFO", "message": "done"}}},
     "tapilot_choice": {"answer": "B", "choices": ["one", "two", "three"]},
     "tapilot_code": {"result_types": ["dataframe", "plot"]},
 }  # fmt: skip
@@ -424,14 +428,14 @@ def test_one_right_and_one_deeply_nested_answer_score_fifty_percent(tmp_path: Pa
 HARNESS = """
 import json, resource, sys
 from pathlib import Path
-from daharness.agents import AgentOptions, make_agent
+from daharness.agents import make_agent
 from daharness.core.suite import Suite
 from daharness.runs.runner import run_suite
 from daharness.suites import load_suite
 
 source, out = Path(sys.argv[1]), Path(sys.argv[2])
 tasks = [task for task in load_suite("interactive").tasks if task.id == "affairs-01"]
-run_suite(Suite("interactive", tasks), make_agent("replay", AgentOptions(replay_from=source)), out)
+run_suite(Suite("interactive", tasks), make_agent("replay", options={"replay_from": source}), out)
 print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024)  # MB, this process alone
 """
 
@@ -481,7 +485,7 @@ def test_a_reply_the_agent_writes_on_the_kernels_pipe_is_read_within_a_bound(tmp
     from daharness.sandbox.kernel_client import MAX_REPLY_BYTES
 
     (tmp_path / "data.csv").write_text("a\n1\n")
-    task = Task(id="pipe", suite="attacks", family=Family.workspace, instructions=["x"])
+    task = Task(id="pipe", suite="attacks", family="workspace", instructions=["x"])
     kernel = "import gc\nkernel = [o for o in gc.get_objects() if type(o).__name__ == 'Kernel'][0]\n"
     with BwrapSandbox(task) as box:
         before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss >> 10
@@ -505,7 +509,7 @@ def test_a_long_answer_is_scored_within_the_time_limit(tmp_path: Path) -> None:
     from daharness.runs.bounded_scoring import score_within_limits
 
     task = closed_task([("n", "1")])
-    strict = ScoringSettings(modes={"closed_form": "strict"})
+    strict = ScoringSettings(modes={"closed-form": "strict"})
     score = score_within_limits(
         task, Submission(answers=["@n[" * 100_000]), None, strict, Limits(score_seconds=5)
     )

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from helpers import latest_records
 
-from daharness.agents import AgentOptions, make_agent
+from daharness.agents import make_agent
 from daharness.core.runlog import TrajectoryFile
 from daharness.core.suite import Suite
 from daharness.core.task import Task
@@ -171,7 +171,7 @@ def _run(tmp_path: Path, base: Task, answers: dict[str, str]) -> dict:  # type: 
         (source / "trajectories" / f"{task.id}.json").write_text(saved.model_dump_json())
     run = tmp_path / "run"
     run_suite(
-        Suite("attacks", tasks), make_agent("replay", AgentOptions(replay_from=source)), run, concurrency=2
+        Suite("attacks", tasks), make_agent("replay", options={"replay_from": source}), run, concurrency=2
     )
     return {key.removeprefix(f"{base.id}-"): record for key, record in latest_records(run).items()}
 

@@ -82,13 +82,13 @@ def test_links_to_gold_and_to_root_only_files_score_zero_and_show_as_links(
 def test_a_folder_swapped_for_a_link_while_files_are_collected_leads_nowhere(tmp_path: Path) -> None:
     """A background process flips a folder into a link to the gold folder; collecting stops the sandbox's
     processes first and opens every path component without following links."""
-    from daharness.core.task import Family, Gold, GoldFile, ScorerSpec
+    from daharness.core.task import Gold, GoldFile, ScorerSpec
 
     gold = tmp_path / "gold"
     gold.mkdir()
     (gold / "answer.csv").write_text("x\nGOLD-ONLY-VALUE\n")  # a value no timestamp or duration can contain
     task = Task(
-        id="race", suite="attacks", family=Family.workspace, instructions=["write out/answer.csv"],
+        id="race", suite="attacks", family="workspace", instructions=["write out/answer.csv"],
         gold=Gold(files=[GoldFile(name="answer.csv", source=gold / "answer.csv")], data={"outputs": ["out/answer.csv"]}),
         scorers=[ScorerSpec(name="table", options={"file": "out/answer.csv", "gold": "answer.csv"})],
     )  # fmt: skip
@@ -411,3 +411,24 @@ def test_a_sandbox_gives_the_capture_of_exactly_the_saved_bytes(
         with pytest.raises(FileTooLarge):
             box.copy_file_out("p.png", tmp_path / "small.png", 1000)
         assert not (tmp_path / "small.png").exists()
+
+
+@pytest.mark.parametrize(
+    ("code", "flagged"),
+    [
+        ("urllib.request.urlopen('http://127.0.0.1:1337/json/version')", True),
+        ("socket.create_connection(('localhost', 9222))", True),
+        ("ws.send(json.dumps({'method': 'Target.setAutoAttach'}))", True),
+        ("browser = playwright.chromium.connect_over_cdp(url)", True),
+        ("chromium --remote-debugging-port=9333 about:blank", True),
+        ("df.to_json('out/version.json'); print(13370, 'localhost:8080')", False),
+    ],
+)
+def test_code_that_looks_for_a_devtools_endpoint_is_flagged(code: str, flagged: bool) -> None:
+    from daharness.core.observation import Observation
+    from daharness.core.submission import ActionEvent
+    from daharness.runs.integrity import suspicious_actions
+
+    step = ActionEvent(kind="python", args={"code": code}, observation=Observation(kind="python"))
+    kinds = [flag.kind for flag in suspicious_actions([step], None, "/workspace")]
+    assert ("browser_debugging" in kinds) == flagged, kinds

@@ -3,15 +3,23 @@ family (reference, replay, DA-Agent); a family's own agents register with the fa
 
 from __future__ import annotations
 
-from daharness.agents import da_agent, desktop, reference, replay  # noqa: F401  (registration)
+from collections.abc import Mapping
+from typing import Any
+
+from daharness.agents import da_agent, reference, replay  # noqa: F401  (registration)
 from daharness.agents.budget import SampleLimits
-from daharness.agents.options import AgentOptions
-from daharness.core.agent import Agent
+from daharness.agents.options import AgentSettings
+from daharness.core.agent import Agent, AgentOptions
 from daharness.core.registry import agents
 
 
-def make_agent(name: str, options: AgentOptions | None = None) -> Agent:
-    return agents.get(name).build(options or AgentOptions())  # type: ignore[no-any-return]
+def make_agent(
+    name: str, settings: AgentSettings | None = None, options: Mapping[str, Any] | AgentOptions | None = None
+) -> Agent:
+    """The agent `name` built for a run: its `options` (a mapping, or its options model) checked first, a
+    bad one a one-line UserError naming the agent and the option."""
+    entry = agents.get(name)
+    return entry.build(settings or AgentSettings(), entry.parse_options(options or {}))  # type: ignore[no-any-return]
 
 
 def agent_needs_desktop(name: str) -> bool:
@@ -24,4 +32,4 @@ def agent_summaries() -> dict[str, str]:
     return {name: entry.summary for name, entry in agents.items()}
 
 
-__all__ = ["AgentOptions", "SampleLimits", "agent_needs_desktop", "agent_summaries", "make_agent"]
+__all__ = ["AgentSettings", "SampleLimits", "agent_needs_desktop", "agent_summaries", "make_agent"]

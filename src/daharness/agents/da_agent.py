@@ -9,7 +9,8 @@ steps; the agent stops after `max_steps` (default 20) replies.
 from __future__ import annotations
 
 import shlex
-from typing import Any
+
+from pydantic import Field
 
 from daharness.agents.budget import Budget, SampleLimits
 from daharness.agents.da_actions import (
@@ -21,7 +22,8 @@ from daharness.agents.da_actions import (
     parse_da_action,
 )
 from daharness.agents.llm import ModelAgent, StopSample, truncate
-from daharness.agents.options import AgentOptions
+from daharness.agents.options import AgentSettings
+from daharness.core.agent import AgentOptions
 from daharness.core.backend import SandboxBackend
 from daharness.core.observation import Observation
 from daharness.core.registry import agent
@@ -60,7 +62,15 @@ UNACCEPTABLE = (
 )
 
 
-@agent("da-agent", "DA-Code action agent: Bash, Python files, SQL, Terminate (needs --model)")
+class DaAgentOptions(AgentOptions):
+    memory_window: int = Field(15, ge=1, description="Earlier steps kept in the prompt.")
+
+
+@agent(
+    "da-agent",
+    "DA-Code action agent: Bash, Python files, SQL, Terminate (needs --model)",
+    options=DaAgentOptions,
+)
 class DaAgent(ModelAgent):
     name = "da-agent"
     default_max_steps = 20
@@ -68,20 +78,17 @@ class DaAgent(ModelAgent):
     action_space = ACTION_SPACE
     grammar: ActionGrammar = DA_GRAMMAR
 
+    options: DaAgentOptions
+
     @classmethod
-    def build(cls, options: AgentOptions) -> DaAgent:
-        return cls(
-            options.client(options.model, cls.name), options.limits, memory_window=options.memory_window
-        )
+    def build(cls, settings: AgentSettings, options: DaAgentOptions) -> DaAgent:
+        return cls(settings.client(settings.model, cls.name), settings.limits, options)
 
     def __init__(
-        self, model: ModelClient, limits: SampleLimits | None = None, *, memory_window: int = 15
+        self, model: ModelClient, limits: SampleLimits | None = None, options: DaAgentOptions | None = None
     ) -> None:
-        super().__init__(model, limits)
-        self.memory_window = memory_window
-
-    def describe(self) -> dict[str, Any]:
-        return {**super().describe(), "memory_window": self.memory_window}
+        super().__init__(model, limits, options or DaAgentOptions())
+        self.memory_window = self.options.memory_window
 
     def task_text(self, task: Task) -> str:
         parts = [*task.instructions]

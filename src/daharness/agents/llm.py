@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from daharness.agents.budget import Budget, SampleLimits
+from daharness.core.agent import AgentOptions, NoAgentOptions
 from daharness.core.errors import InfrastructureError
 from daharness.core.submission import ModelCall, Submission, dump_events
 from daharness.models import ModelClient, ModelUnavailableError
@@ -19,14 +20,18 @@ class StopSample(Exception):
 
 
 class ModelAgent:
-    """Base of the LLM agents; subclasses implement `solve` with `self.ask`."""
+    """Base of the LLM agents; subclasses implement `solve` with `self.ask`, and read their typed options
+    (`@agent(name, options=Model)`) as `self.options`."""
 
     name = "model-agent"
     default_max_steps = 10
 
-    def __init__(self, model: ModelClient, limits: SampleLimits | None = None) -> None:
+    def __init__(
+        self, model: ModelClient, limits: SampleLimits | None = None, options: AgentOptions | None = None
+    ) -> None:
         self.model = model
         self.limits = limits or SampleLimits()
+        self.options = options or NoAgentOptions()
 
     @property
     def max_steps(self) -> int:
@@ -45,6 +50,7 @@ class ModelAgent:
                 "max_steps": self.max_steps,
                 **{k: v for k, v in vars(self.limits).items() if k != "max_steps"},
             },
+            **self.options.model_dump(mode="json"),
         }
 
     def request_settings(self) -> dict[str, Any]:

@@ -9,7 +9,8 @@ import json
 import time
 from typing import Any
 
-from daharness.agents.options import AgentOptions
+from daharness.agents.options import AgentSettings
+from daharness.core.agent import NoAgentOptions
 from daharness.core.backend import SandboxBackend
 from daharness.core.errors import InfrastructureError
 from daharness.core.observation import Observation
@@ -23,7 +24,7 @@ class ReferenceAgent:
     name = "reference"
 
     @classmethod
-    def build(cls, options: AgentOptions) -> ReferenceAgent:
+    def build(cls, settings: AgentSettings, options: NoAgentOptions) -> ReferenceAgent:
         return cls()
 
     def solve(self, task: Task, sandbox: SandboxBackend) -> Submission:

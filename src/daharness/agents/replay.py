@@ -11,19 +11,30 @@ import json
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
+from pydantic import Field, ValidationError, field_validator
 
-from daharness.agents.options import AgentOptions
+from daharness.agents.options import AgentSettings
+from daharness.core.agent import AgentOptions
 from daharness.core.backend import SandboxBackend
 from daharness.core.errors import InfrastructureError, UserError
 from daharness.core.observation import Observation
 from daharness.core.registry import agent
-from daharness.core.runlog import TrajectoryFile, file_safe
+from daharness.core.runlog import RunSpec, TrajectoryFile, file_safe
 from daharness.core.submission import ActionEvent, ModelCall, Submission
+from daharness.core.suite import Suite
 from daharness.core.task import Task
 
 
-@agent("replay", "re-runs the actions saved in an earlier run (needs --replay-from)")
+class ReplayOptions(AgentOptions):
+    replay_from: Path = Field(description="The run directory whose actions to repeat.")
+
+    @field_validator("replay_from")
+    @classmethod
+    def _absolute(cls, path: Path) -> Path:
+        return path.resolve()  # run.json names the same run whatever folder the command ran from
+
+
+@agent("replay", "re-runs the actions saved in an earlier run (needs --replay-from)", options=ReplayOptions)
 class ReplayAgent:
     name = "replay"
 
@@ -31,15 +42,35 @@ class ReplayAgent:
         if not (source / "trajectories").is_dir():
             raise UserError(f"{source}: not a run directory with trajectories/ (needed by --agent replay)")
         self.source = source
+        self.options = ReplayOptions(replay_from=source)
 
     @classmethod
-    def build(cls, options: AgentOptions) -> ReplayAgent:
-        if options.replay_from is None:
-            raise UserError("--agent replay needs --replay-from RUN_DIR (the run whose actions to repeat)")
+    def build(cls, settings: AgentSettings, options: ReplayOptions) -> ReplayAgent:
         return cls(options.replay_from)
 
     def describe(self) -> dict[str, Any]:
-        return {"name": self.name, "source": str(self.source.resolve())}
+        return {
+            "name": self.name,
+            "source": str(self.source.resolve()),
+            **self.options.model_dump(mode="json"),
+        }
+
+    def check_run(self, suite: Suite, tasks: list[Task]) -> None:
+        """Before the first sample: the saved run must be of the suite being run (its ids would name
+        other tasks), said once rather than as every sample's failure."""
+        path = self.source / "run.json"
+        if not path.is_file():  # trajectories written by hand, or by another tool: nothing to compare
+            return
+        try:
+            saved = RunSpec.from_json_dict(json.loads(path.read_text(encoding="utf-8")))
+        except (OSError, ValueError) as exc:
+            raise UserError(f"--replay-from {self.source}: {path.name} cannot be read ({exc})") from None
+        name = saved.suite.get("name")
+        if name != suite.name:
+            raise UserError(
+                f"--replay-from {self.source}: that run is of suite {name!r}, not {suite.name!r}; "
+                f"replay it with --suite {saved.suite_spec.get('spec') or name}"
+            )
 
     def solve(self, task: Task, sandbox: SandboxBackend) -> Submission:
         path = self.source / "trajectories" / f"{file_safe(task.id)}.json"

@@ -26,7 +26,7 @@ from daharness.cli.options import (
     start_run_early,
 )
 from daharness.core.collector import collector_paused
-from daharness.core.errors import UserError
+from daharness.core.errors import PYDANTIC_WORDS, UserError
 
 
 class PlainHelpGroup(TyperGroup):
@@ -165,12 +165,7 @@ def main() -> None:
 _PLAIN_WORDS = (
     (re.compile(r"^Value error, "), ""),
     (re.compile(r"^'(.*)' is not one of (.*?)\.?$"), lambda m: f"choose {_either(m[2])}, not '{m[1]}'"),
-    (re.compile(r"^Input should be greater than or equal to (.*)$"), r"must be at least \1"),
-    (re.compile(r"^Input should be less than or equal to (.*)$"), r"must be at most \1"),
-    (re.compile(r"^Input should be greater than (.*)$"), r"must be more than \1"),
-    (re.compile(r"^Input should be less than (.*)$"), r"must be less than \1"),
-    (re.compile(r"^Input should be a valid integer.*$"), "must be a whole number"),
-    (re.compile(r"^Input should be a valid number.*$"), "must be a number"),
+    *PYDANTIC_WORDS,
 )
 
 

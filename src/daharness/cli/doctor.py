@@ -23,10 +23,10 @@ def doctor(
     desktop (exit 1 if the sandbox cannot run)."""
     import json
 
+    from daharness.cli.families import ordered_families
     from daharness.cli.options import out
     from daharness.core.limits import Limits
     from daharness.core.registry import backends
-    from daharness.families.workflow.apps import describe_apps
     from daharness.report.terminal import print_isolation
     from daharness.sandbox import cgroups, describe_desktop, describe_isolation, probe_cache
     from daharness.sandbox.scratch import reap_stale
@@ -38,11 +38,14 @@ def doctor(
     cgroups.remove_stale()
     report = describe_isolation(sandbox, Limits())
     report["desktop"] = describe_desktop(sandbox)
-    report["applications"] = describe_apps()
     report["stale_folders_removed"] = [str(path) for path in reaped]
+    sections = [section for family in ordered_families() for section in family.doctor()]  # e.g. applications
     if json_output:
-        sys.stdout.write(json.dumps(report, indent=2) + "\n")
+        findings = {**report, **{section.name: section.findings for section in sections}}
+        sys.stdout.write(json.dumps(findings, indent=2) + "\n")
     else:
         print_isolation(out, report)
+        for line in (line for section in sections for line in section.lines):
+            out.print(line)
     if report.get("works") is False:
         raise typer.Exit(1)

@@ -1,10 +1,10 @@
 """`daharness score`: official outputs of other tools scored again (InfiAgent-DABench responses, DA-Agent
-output folders, Tapilot-Crossing response files), by the families whose benchmarks define them."""
+output folders, Tapilot-Crossing response files), by the families whose benchmarks define them: each
+family's rescoring (`FamilyBase.rescoring`) brings its options and is chosen by one of them."""
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -17,102 +17,73 @@ from daharness.cli.options import (
     print_warnings,
     scoring_confined,
 )
+from daharness.cli.typed_options import flag
 from daharness.core.errors import UserError
 
-CLOSED_FORM, WORKSPACE, INTERACTIVE = "closed_form", "workspace", "interactive"  # the families' mode groups
+if TYPE_CHECKING:
+    from daharness.core.family import FamilyBase
 
 
 @app.command()
-@takes_family_options("score", modes=(CLOSED_FORM, WORKSPACE, INTERACTIVE))
+@takes_family_options("score", modes=lambda family: family.rescoring is not None, rescoring=True)
 def score(
-    responses: Annotated[
-        Path | None, typer.Option(help='Responses JSONL: {"id": ..., "response": "..."} per line.')
-    ] = None,
-    questions: Annotated[Path | None, typer.Option(help="Official questions JSONL.")] = None,
-    labels: Annotated[Path | None, typer.Option(help="Labels JSONL for a dabench: suite.")] = None,
-    suite: Annotated[
-        str | None, typer.Option(help="A built-in suite instead of --questions/--labels.")
-    ] = None,
     families: FamilyChoices | None = None,
     json_path: JsonOption = None,
-    dacode_tasks: Annotated[
-        Path | None, typer.Option(help="DA-Code task JSONL (rescoring DA-Agent outputs).")
-    ] = None,
-    dacode_eval: Annotated[Path | None, typer.Option(help="DA-Code eval JSONL.")] = None,
-    gold: Annotated[Path | None, typer.Option(help="DA-Code gold folder (gold/<id>/).")] = None,
-    outputs: Annotated[
-        Path | None, typer.Option(help="DA-Agent output folder (<id>/dabench/result.json).")
-    ] = None,
-    tapilot_responses: Annotated[
-        Path | None,
-        typer.Option(
-            help="Tapilot-Crossing response folder (<file>.jsonl with `response`, as call_api.py writes)."
-        ),
-    ] = None,
-    tapilot_data: Annotated[
-        Path | None, typer.Option(help="Tapilot-Crossing release folder (data/dialogue_data, data/resource).")
-    ] = None,
-    tapilot_timeout: Annotated[
-        float, typer.Option(help="Tapilot-Crossing: seconds each script may run (the release's 30).", min=1)
-    ] = 30.0,
     concurrency: Annotated[
         int, typer.Option("--concurrency", "-j", help="Entries scored at once.", min=1)
     ] = 1,
     sandbox: ScoringSandboxOption = "bwrap",
     debug: DebugOption = False,
 ) -> None:
-    """Rescore existing outputs: closed-form responses (InfiAgent-DABench layout), DA-Agent output folders, or
-    Tapilot-Crossing response files."""
+    """Rescore outputs of a benchmark's own tools (response files, output folders), as the family that
+    owns the benchmark scores them: the options given choose the family (the options below)."""
     from daharness.cli.options import out
+    from daharness.core.family_commands import RescoringContext
     from daharness.report.build import check_writable, write_json
+    from daharness.report.figures import print_figures
 
     assert families is not None
+    family = _chosen(families)
+    rescoring = family.rescoring
+    assert rescoring is not None
+    selected = flag(rescoring.selected_by)
+    options = families.rescoring.parsed(rescoring.options, f"score {selected}")
     check_writable(json_path)  # before the scoring, not after it
-    if tapilot_responses is not None:
-        from daharness.families.interactive import print_rescored_responses, rescore_tapilot
-        from daharness.runs.pipeline import SandboxSettings
-
-        if tapilot_data is None:
-            raise UserError("--tapilot-responses needs --tapilot-data (the release folder)")
-        scoring_confined(sandbox)  # refuses a backend that cannot run
-        mode = families.modes[INTERACTIVE]
-        figures = rescore_tapilot(
-            tapilot_responses, tapilot_data, mode=mode, sandbox=SandboxSettings(sandbox),
-            timeout_s=tapilot_timeout, workers=concurrency,
-        )  # fmt: skip
-        print_rescored_responses(out, figures, f"Tapilot-Crossing responses · {mode}")
-    elif dacode_eval is not None:
-        from daharness.families.workspace import print_rescored_outputs, rescore_dacode
-
-        if dacode_tasks is None or gold is None or outputs is None:
-            raise UserError("--dacode-eval needs --dacode-tasks, --gold and --outputs too")
-        mode = families.modes[WORKSPACE]
-        figures, warnings = rescore_dacode(
-            dacode_tasks,
-            dacode_eval,
-            gold_dir=gold,
-            outputs_dir=outputs,
-            source_dir=None,
-            mode=mode,
-            confined=scoring_confined(sandbox),
-        )
-        print_warnings(warnings)
-        print_rescored_outputs(out, figures, f"DA-Code outputs · {mode}")
-    else:
-        from daharness.families.closed_form import official_analysis, print_dabench, rescore_dabench
-
-        if responses is None:
-            raise UserError(
-                "--responses is required (or --dacode-eval with --dacode-tasks, --gold, --outputs; or "
-                "--tapilot-responses with --tapilot-data)"
-            )
-        mode = families.modes[CLOSED_FORM]
-        figures, warnings = rescore_dabench(
-            responses, questions=questions, labels=labels, suite=suite, mode=mode
-        )
-        print_warnings(warnings)
-        print_dabench(out, figures, f"{responses.name} · {mode}")
-        figures = official_analysis(figures)
+    context = RescoringContext(
+        mode=families.mode_of(family), sandbox=sandbox, concurrency=concurrency,
+        confined=lambda: scoring_confined(sandbox), console=out, warn=print_warnings,
+        draw=lambda tables, title: print_figures(out, tables, title),
+    )  # fmt: skip
+    figures = rescoring.rescore(options, context)
     if json_path is not None:
         write_json(json_path, figures)
         out.print(f"wrote {json_path}")
+
+
+def _chosen(families: FamilyChoices) -> FamilyBase:
+    """The family whose rescoring the options choose: exactly one rescoring's selecting option given."""
+    offered = [family for family in families.ordered if family.rescoring is not None]
+    given = [family for family in offered if family.rescoring.selected_by in families.rescoring.values]  # type: ignore[union-attr]
+    if len(given) > 1:
+        names = " and ".join(flag(family.rescoring.selected_by) for family in given)  # type: ignore[union-attr]
+        raise UserError(f"{names} rescore different outputs: give one of them")
+    if not given:
+        raise UserError(_which_options(offered))
+    return given[0]
+
+
+def _which_options(offered: list[FamilyBase]) -> str:
+    """`--responses is required (or --dacode-eval with --dacode-tasks, --gold, --outputs; or ...)`."""
+    ways: list[str] = []
+    for family in offered:
+        rescoring: Any = family.rescoring
+        needs = [
+            flag(name)
+            for name, info in rescoring.options.model_fields.items()
+            if info.is_required() and name != rescoring.selected_by
+        ]
+        ways.append(flag(rescoring.selected_by) + (f" with {', '.join(needs)}" if needs else ""))
+    if not ways:
+        return "no family rescores outputs here"
+    others = f" (or {'; or '.join(ways[1:])})" if ways[1:] else ""
+    return f"{ways[0]} is required{others}"

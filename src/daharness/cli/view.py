@@ -13,7 +13,9 @@ from daharness.cli.options import DebugOption
 
 @app.command()
 def view(
-    run_dirs: Annotated[list[Path], typer.Argument(help="One or more run directories.")],
+    run_dirs: Annotated[
+        list[Path], typer.Argument(help="One or more run directories, or run sets' folders (their runs).")
+    ],
     port: Annotated[int, typer.Option(min=0, max=65535, help="Port on 127.0.0.1 (0: any free port).")] = 8765,
     export_dir: Annotated[
         Path | None, typer.Option("--export", help="Write static HTML into this folder instead of serving.")
@@ -22,9 +24,10 @@ def view(
 ) -> None:
     """Look at runs in a browser: figures, a filterable sample table, each sample's whole trajectory."""
     from daharness.cli.options import out
+    from daharness.runs.run_set import with_set_runs
     from daharness.view.site import ViewSite, make_server
 
-    site = ViewSite(run_dirs)
+    site = ViewSite(with_set_runs(run_dirs)[0])
     if export_dir is not None:
         pages = site.export(export_dir)
         out.print(f"wrote {pages} pages to {export_dir} (open {export_dir / 'index.html'})")

@@ -11,10 +11,18 @@ from typing import TYPE_CHECKING
 from daharness.core.lazy import lazy_attributes
 
 if TYPE_CHECKING:
-    from daharness.core.agent import Agent
+    from daharness.core.agent import Agent, AgentOptions, NoAgentOptions
     from daharness.core.backend import SandboxBackend, SkippedEntry, Snapshot
     from daharness.core.errors import InfrastructureError, UserError, located
     from daharness.core.family import FamilyBase, Mutation, SampleEnvironment, SandboxAdditions
+    from daharness.core.family_commands import (
+        CommandOptions,
+        DoctorSection,
+        Generation,
+        GenerationRequest,
+        Rescoring,
+        RescoringContext,
+    )
     from daharness.core.limits import Limits
     from daharness.core.observation import ErrorInfo, Observation
     from daharness.core.record import SampleRecord
@@ -30,13 +38,21 @@ if TYPE_CHECKING:
     )
     from daharness.core.submission import ActionEvent, Event, ModelCall, Note, Submission, UserTurn
     from daharness.core.suite import Suite
-    from daharness.core.task import Conjunction, Family, Task
+    from daharness.core.task import Conjunction, Task
 
 _PROVIDERS: dict[str, tuple[str, ...]] = {
-    "agent": ("Agent",),
+    "agent": ("Agent", "AgentOptions", "NoAgentOptions"),
     "backend": ("SandboxBackend", "SkippedEntry", "Snapshot"),
     "errors": ("InfrastructureError", "UserError", "located"),
     "family": ("FamilyBase", "Mutation", "SampleEnvironment", "SandboxAdditions"),
+    "family_commands": (
+        "CommandOptions",
+        "DoctorSection",
+        "Generation",
+        "GenerationRequest",
+        "Rescoring",
+        "RescoringContext",
+    ),
     "limits": ("Limits",),
     "observation": ("ErrorInfo", "Observation"),
     "record": ("SampleRecord",),
@@ -45,7 +61,7 @@ _PROVIDERS: dict[str, tuple[str, ...]] = {
     "scoring": ("GoldMissing", "GoldProblem", "ModeGroup", "NoOptions", "ScorerOptions", "ScoringContext"),
     "submission": ("ActionEvent", "Event", "ModelCall", "Note", "Submission", "UserTurn"),
     "suite": ("Suite",),
-    "task": ("Conjunction", "Family", "Task"),
+    "task": ("Conjunction", "Task"),
 }
 __getattr__ = lazy_attributes(__name__, _PROVIDERS)
 
@@ -54,12 +70,16 @@ __all__ = [
     "FORMAT_VERSION",
     "ActionEvent",
     "Agent",
+    "AgentOptions",
     "Check",
+    "CommandOptions",
     "Conjunction",
+    "DoctorSection",
     "ErrorInfo",
     "Event",
-    "Family",
     "FamilyBase",
+    "Generation",
+    "GenerationRequest",
     "GoldMissing",
     "GoldProblem",
     "InfrastructureError",
@@ -67,9 +87,12 @@ __all__ = [
     "ModeGroup",
     "ModelCall",
     "Mutation",
+    "NoAgentOptions",
     "NoOptions",
     "Note",
     "Observation",
+    "Rescoring",
+    "RescoringContext",
     "RunSpec",
     "SampleEnvironment",
     "SampleRecord",

@@ -6,9 +6,11 @@ linearised into the paper's table: TAG, NAME, POSITION (top-left x & y), SIZE (w
 element of the table, which gains an INDEX column). Actions: pyautogui code, or the paper's JSON
 action space (`ScreenAction`), each executed on the screen in the sample's sandbox.
 
-The pruning follows the official agent (`mm_agents/accessibility_tree_wrap/heuristic_retrieve.py`):
-an element is kept when its tag is one a user acts on or reads, it is showing and visible, enabled
-(or editable, expandable, checkable), has a name or text, and has a position on screen and a size.
+The pruning is the official agent's node filter (`mm_agents/accessibility_tree_wrap/heuristic_retrieve.py`,
+`filter_nodes` with `check_image=True` on Ubuntu), so that set-of-mark numbers are the official ones on
+the same tree: an element is kept when its tag is one a user acts on or reads, it is showing and visible,
+enabled (or editable, expandable, checkable), has a name, a text (whitespace counts) or is an image, and
+has a position of at least (0, 0) and a size (a position past the screen's edge counts too).
 """
 
 from __future__ import annotations
@@ -42,6 +44,7 @@ class ScreenElement(BaseModel):
     height: int = 0
     states: list[str] = Field(default_factory=list)
     depth: int = 0
+    image: bool = Field(default=False, description="It shows an image (AT-SPI's Image interface).")
 
     @property
     def center(self) -> tuple[int, int]:
@@ -55,6 +58,9 @@ class DesktopView(BaseModel):
 
     observation: ObservationType
     image: bytes | None = Field(default=None, description="PNG: the screenshot (with the marks for som).")
+    raw_image: bytes | None = Field(
+        default=None, description="PNG, som only: the screenshot without the marks."
+    )
     table: str | None = Field(default=None, description="The linearised accessibility tree.")
     elements: list[ScreenElement] = Field(
         default_factory=list, description="The table's rows; for som, row i is mark i + 1."
@@ -67,6 +73,9 @@ class DesktopView(BaseModel):
 _KEPT_TAGS = {
     "alert", "canvas", "check-box", "combo-box", "entry", "icon", "image", "paragraph", "scroll-bar",
     "section", "slider", "static", "table-cell", "terminal", "text",
+    # Windows' UI Automation names, in the official list too (an Ubuntu tree has none of them)
+    "netuiribbontab", "start", "trayclockwclass", "traydummysearchcontrol", "uiimage", "uiproperty",
+    "uiribboncommandbar",
 }  # fmt: skip
 _KEPT_ENDINGS = ("item", "button", "heading", "label", "scrollbar", "searchbox", "textbox", "link",
                  "tabelement", "textfield", "textarea", "menu")  # fmt: skip
@@ -74,8 +83,8 @@ _ACTIONABLE = {"enabled", "editable", "expandable", "checkable"}
 TABLE_HEADER = "TAG\tNAME\tPOSITION (top-left x & y)\tSIZE (width & height)\tTEXT"
 
 
-def keeps(element: ScreenElement, width: int = SCREEN_WIDTH, height: int = SCREEN_HEIGHT) -> bool:
-    """Whether an element is a row of the table (the official agent's pruning, see the module doc)."""
+def keeps(element: ScreenElement) -> bool:
+    """Whether an element is a row of the table (the official agent's node filter, see the module doc)."""
     tag = element.tag
     kept_tag = tag.startswith("document") or tag.endswith(_KEPT_ENDINGS) or tag in _KEPT_TAGS
     states = set(element.states)
@@ -83,9 +92,9 @@ def keeps(element: ScreenElement, width: int = SCREEN_WIDTH, height: int = SCREE
         kept_tag
         and {"showing", "visible"} <= states
         and bool(states & _ACTIONABLE)
-        and bool(element.name or element.text.strip())
-        and 0 <= element.x < width
-        and 0 <= element.y < height
+        and bool(element.name or element.text or element.image)
+        and element.x >= 0
+        and element.y >= 0
         and element.width > 0
         and element.height > 0
     )

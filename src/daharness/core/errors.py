@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -30,6 +31,25 @@ def plain_message(error: Any) -> str:
     "Value error, " in front of it."""
     message = str(error["msg"])
     return message.removeprefix("Value error, ").removeprefix("Assertion failed, ")
+
+
+# pydantic's wording and ours (the command line's usage errors, in newer typers pydantic's, say the same)
+PYDANTIC_WORDS: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(r"^Input should be greater than or equal to (.*)$"), r"must be at least \1"),
+    (re.compile(r"^Input should be less than or equal to (.*)$"), r"must be at most \1"),
+    (re.compile(r"^Input should be greater than (.*)$"), r"must be more than \1"),
+    (re.compile(r"^Input should be less than (.*)$"), r"must be less than \1"),
+    (re.compile(r"^Input should be a valid integer.*$"), "must be a whole number"),
+    (re.compile(r"^Input should be a valid number.*$"), "must be a number"),
+    (re.compile(r"^Input should be a valid boolean.*$"), "must be true or false"),
+    (re.compile(r"^Input should be ('.*)$"), r"choose \1"),  # a Literal's values
+)
+
+
+def in_our_words(message: str) -> str:
+    for pattern, words in PYDANTIC_WORDS:
+        message = pattern.sub(words, message)
+    return message
 
 
 class InfrastructureError(Exception):

@@ -1,6 +1,7 @@
 """What a family contributes: its report figures, its per-sample hooks around the agent, and what the
 command line and the shared layers ask of it (its scoring modes and format options, its built-in suite,
-how `daharness validate` checks its tasks), so that nothing outside the family names it."""
+how `daharness validate` checks its tasks, what it adds to `score`, `generate` and `doctor`), so that
+nothing outside the family names it."""
 
 from __future__ import annotations
 
@@ -11,6 +12,8 @@ from pathlib import Path
 from typing import Any, Literal
 
 from daharness.core.backend import SandboxBackend, Snapshot
+from daharness.core.family_commands import DoctorSection, Generation, Rescoring
+from daharness.core.figures import FamilyFigures
 from daharness.core.record import SampleRecord
 from daharness.core.runlog import ScoringSettings
 from daharness.core.scoring import ModeGroup
@@ -82,6 +85,11 @@ class FormatOption:
     # True: it chooses how the tasks read (`run` only); False: where the suite's files are (every
     # command that loads a suite by path)
     variant: bool = False
+    # the suite formats (their registered names: "dabench") whose loaders read it: given for a suite of
+    # another format it is refused, not ignored; () leaves it unchecked
+    formats: tuple[str, ...] = ()
+    # False: a built-in suite of those formats names these files itself (its suite.json), so it refuses it
+    builtin: bool = True
 
     @property
     def option(self) -> str:
@@ -92,6 +100,8 @@ class FamilyBase:
     """Defaults for a family registered with `@family(name)`; override what the family needs."""
 
     title = ""
+    # names the family had before: run directories whose records use them are read under its name
+    former_names: tuple[str, ...] = ()
     # the run-level switch of the family's scorers (their `@scorer(modes=...)`): the command line's
     # `mode_option` (default --<group>-mode) with `mode_help`, run.json's `scoring.modes`, report titles
     modes: ModeGroup | None = None
@@ -109,6 +119,14 @@ class FamilyBase:
     # outputs score lower) or "states" (the untouched state after setup scores 0 and a gold file or the
     # reference solution 1: tasks whose result lives in what their setup built, with no output to damage)
     validation: Literal["damage", "states"] = "damage"
+    # what the family adds to the commands (core/family_commands.py): `daharness score` on the official
+    # outputs of its benchmark's tools, and `daharness generate <command>`
+    rescoring: Rescoring | None = None
+    generation: Generation | None = None
+
+    def doctor(self) -> list[DoctorSection]:
+        """The family's part of `daharness doctor` (e.g. whether its applications can run here)."""
+        return []
 
     @property
     def mode_group(self) -> str | None:
@@ -119,16 +137,11 @@ class FamilyBase:
         """Whether a record written before records named their family is one of this family's."""
         return False
 
-    def figures(self, records: list[SampleRecord]) -> dict[str, Any] | None:
-        """The family's figures of a run (report.json `families.<name>`), from its latest records."""
+    def figures(self, records: list[SampleRecord]) -> FamilyFigures | None:
+        """The family's figures of a run, from its latest records: their `data` goes into report.json
+        (`families.<name>`), and report/ draws their headline and tables (terminal, report.html,
+        viewer). None: nothing to show."""
         return None
-
-    def print_figures(self, console: Any, figures: dict[str, Any], title: str) -> None:
-        """Print the figures as terminal tables (a rich Console)."""
-
-    def html(self, figures: dict[str, Any]) -> str:
-        """An HTML fragment for report.html."""
-        return ""
 
     def sandbox_additions(self, task: Task) -> SandboxAdditions:
         """What the sandboxes of `task` get besides the task's files (read when a sandbox is built)."""

@@ -10,6 +10,7 @@ from typing import Any
 
 from daharness.core.errors import UserError
 from daharness.core.jsonl import read_json, write_atomic
+from daharness.core.paths import SuiteFolder
 
 
 def prepare_generated_suite(
@@ -20,8 +21,10 @@ def prepare_generated_suite(
     tables: dict[str, Path],
     manifest: dict[str, Any],
 ) -> None:
-    """Copy the tables, record the settings (`wanted`, and the model) and write the manifest. Resuming
-    in a folder generated with other settings, or in a folder that holds something else, is refused."""
+    """Copy the tables (name in the suite -> the user's file, each a regular file inside its folder:
+    a link out of it is refused, `core/paths.py`), record the settings (`wanted`, and the model) and
+    write the manifest. Resuming in a folder generated with other settings, or in a folder that holds
+    something else, is refused."""
     recorded = out / settings_file
     if recorded.is_file():
         before = read_json(recorded)
@@ -38,7 +41,8 @@ def prepare_generated_suite(
         raise UserError(f"{out}: not empty and not a generated suite (no {settings_file})")
     (out / "tables").mkdir(parents=True, exist_ok=True)
     for name, source in tables.items():
-        shutil.copyfile(source, out / "tables" / name)
+        checked = SuiteFolder.at(source.parent, label="tables folder").file(source.name, what="table")
+        shutil.copyfile(checked, out / "tables" / name)
     write_atomic(recorded, json.dumps({**wanted, "model": model}, indent=2) + "\n")
     suite = {"name": out.name, "version": 1, **manifest}
     write_atomic(out / "suite.json", json.dumps(suite, indent=2) + "\n")

@@ -15,14 +15,16 @@ from __future__ import annotations
 
 import importlib
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from importlib.metadata import entry_points
 from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from daharness.core.agent import AgentOptions, NoAgentOptions
 from daharness.core.errors import UserError, plain_message
+from daharness.core.options import option_name, parse_options
 from daharness.core.scoring import ModeGroup, NoOptions, ScorerOptions
 
 ENTRY_POINT_GROUP = "daharness.plugins"
@@ -160,18 +162,30 @@ def task_mode_groups(tasks: Any) -> set[str]:
 @dataclass(frozen=True)
 class AgentEntry:
     name: str
-    build: Callable[[Any], Any]  # AgentOptions -> Agent
+    build: Callable[..., Any]  # (AgentSettings, its options) -> Agent
+    options: type[AgentOptions]
     summary: str
+
+    def parse_options(
+        self, raw: Mapping[str, Any] | AgentOptions, spell: Callable[[str], str] = option_name
+    ) -> AgentOptions:
+        """The options as the agent's model; a bad one is a UserError naming the agent and the option (as
+        `spell` writes it: `--memory-window`)."""
+        return parse_options(self.options, raw, owner=f"agent {self.name!r}", spell=spell)
 
 
 agents: Registry[AgentEntry] = Registry("agent")
 
 
-def agent(name: str, summary: str) -> Callable[[type[T]], type[T]]:
-    """Register an agent class; it builds itself from the command line's options with `build(options)`."""
+def agent(
+    name: str, summary: str = "", *, options: type[AgentOptions] = NoAgentOptions
+) -> Callable[[type[T]], type[T]]:
+    """Register an agent class, built for a run with `build(settings, options)`: the run's shared
+    `AgentSettings` (model, cache, limits) and its own `options` (an instance of `options`, checked)."""
 
     def register(cls: type[T]) -> type[T]:
-        agents.add(name, AgentEntry(name, cls.build, summary))  # type: ignore[attr-defined]
+        entry = AgentEntry(name, cls.build, options, summary or _summary(cls))  # type: ignore[attr-defined]
+        agents.add(name, entry)
         return cls
 
     return register
@@ -228,7 +242,8 @@ def _register_class(registry: Registry[ClassEntry], name: str) -> Callable[[type
 
 
 def backend(name: str) -> Callable[[type[T]], type[T]]:
-    """Register a `SandboxBackend` subclass, built per sample as `cls(task, limits)`."""
+    """Register a `SandboxBackend` subclass, built per sample as `cls(task, limits, additions=...)`
+    (and `desktop=True` for a sample with a desktop)."""
     return _register_class(backends, name)
 
 

@@ -3,6 +3,11 @@
 `samples.jsonl` holds one `SampleRecord` per line (see `record.py`). Every file carries
 `format_version`; files written before versions existed (daharness 0.1) are read as version 1 and
 upgraded in memory, so old runs still open, resume, report and compare.
+
+Versions: 2 named the scoring modes by group (`scoring.modes`); 3 spells families and mode groups as
+users see them (`closed-form`, no longer `closed_form`; the runs layer reads older names under the new
+ones: `FamilyBase.former_names`, `ModeGroup.former_names`) and gives report.json the figures' tables
+(`family_tables`).
 """
 
 from __future__ import annotations
@@ -13,9 +18,9 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from daharness.core.submission import Event
 
-FORMAT_VERSION = 2
+FORMAT_VERSION = 3
 # run.json keys that must match for a re-run to resume rather than mix two different runs.
-IDENTITY_KEYS = ("suite", "agent", "scoring", "epochs")
+IDENTITY_KEYS = ("suite", "agent", "scoring", "epochs", "sample_shuffle")
 
 
 def _known_version(version: int) -> int:
@@ -28,7 +33,7 @@ def _known_version(version: int) -> int:
 
 
 class ScoringSettings(BaseModel):
-    """The run-level scoring choice: a mode per mode group (e.g. closed_form -> strict)."""
+    """The run-level scoring choice: a mode per mode group (e.g. closed-form -> strict)."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -62,6 +67,16 @@ class RunSpec(BaseModel):
     epochs: int = Field(default=1, ge=1, description="Times each task is run (run --epochs).")
     tags: list[str] = Field(default_factory=list, description="The user's labels of the run (run --tag).")
     metadata: dict[str, str] = Field(default_factory=dict, description="The user's notes (run --meta k=v).")
+    sample_shuffle: int | None = Field(
+        default=None,
+        description="The seed that ordered the suite's tasks before --limit (run --sample-shuffle); a resume "
+        "keeps it (another seed is another run).",
+    )
+    left_out: dict[str, str] = Field(
+        default_factory=dict,
+        description="Tasks of the suite that could not run where the run was made, with why (the report's "
+        "task set names them).",
+    )
 
     _check_version = field_validator("format_version")(_known_version)
 
@@ -88,10 +103,14 @@ class RunSpec(BaseModel):
         Suite (its version included), agent and scoring must be equal, and so must the sandbox's backend
         and limits: samples resumed under other limits (more memory, a longer timeout), or of a suite whose
         data or scoring has changed since, would be scored under other conditions than the run records.
-        A suite version or limits that a run made by an older daharness did not record are not compared."""
+        A suite version, limits or agent settings that a run made by an older daharness did not record are
+        not compared: an agent records every option its model has (None included), so a key its block
+        lacks is one that daharness did not record then (runs made before agents declared their options
+        name them, if at all, in their own words, such as the replay's `source`, which are compared)."""
         existing, new = self.identity(), wanted.identity()
         if "version" not in existing["suite"]:
             new["suite"] = {key: value for key, value in new["suite"].items() if key != "version"}
+        new["agent"] = {key: value for key, value in new["agent"].items() if key in existing["agent"]}
         for key in IDENTITY_KEYS:
             if existing[key] != new[key]:
                 return _first_difference(key, existing[key], new[key])
@@ -106,7 +125,7 @@ class RunSpec(BaseModel):
 
 
 def _first_difference(where: str, old: Any, new: Any) -> str:
-    """The first value that differs, by its dotted name (`scoring.modes.closed_form: 'strict', now
+    """The first value that differs, by its dotted name (`scoring.modes.closed-form: 'strict', now
     'normalized'`), rather than two whole dictionaries."""
     if isinstance(old, dict) and isinstance(new, dict):
         for key in sorted(old.keys() | new.keys(), key=str):

@@ -37,6 +37,8 @@ class ModeGroup:
     choices: tuple[str, ...]
     default: str
     help: str = ""
+    # names the group had before: run.json files that use them are read under `name`
+    former_names: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.default not in self.choices:

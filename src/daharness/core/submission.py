@@ -53,6 +53,14 @@ class Note(BaseModel):
     data: dict[str, Any] = Field(default_factory=dict)
 
 
+ATTACHMENT_SCHEME = "attachment:"
+
+
+def attachment_url(name: str) -> str:
+    """How a trajectory names one of its sample's attachments (a file of `attachments/<id>/`)."""
+    return ATTACHMENT_SCHEME + name
+
+
 Event = Annotated[ModelCall | ActionEvent | UserTurn | Note, Field(discriminator="type")]
 
 
@@ -91,6 +99,10 @@ class Submission:
     # what the harness saw the agent's code do while gathering that evidence that an honest solution has no
     # reason to do (tampering with a record, or a file where a workflow check's environment comes from); the sample's record lists them with its suspicious actions
     suspicions: list[Suspicion] = field(default_factory=list)
+    # files the harness made for the record while the agent worked (never the agent's code): the screenshots a
+    # desktop agent sent its model, by file name. The run keeps them in attachments/<id>/, and the trajectory
+    # names them by `attachment_url(name)` where a model call's message had the image.
+    attachments: dict[str, bytes] = field(default_factory=dict)
 
     @property
     def answer(self) -> str | None:

@@ -14,15 +14,6 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 
-class Family(StrEnum):
-    """The four built-in benchmark families of DESIGN.md (a plugin may register more by name)."""
-
-    closed_form = "closed_form"
-    workspace = "workspace"
-    interactive = "interactive"
-    workflow = "workflow"
-
-
 class Conjunction(StrEnum):
     """How the values of several scorers combine into one task score."""
 
@@ -130,8 +121,8 @@ class Task(_Model):
     id: str
     suite: str
     family: str = Field(
-        pattern=r"^[a-z][a-z0-9_]*$",
-        description="A registered family: closed_form, workspace, interactive, workflow, or a plugin's.",
+        pattern=r"^[a-z][a-z0-9_-]*$",
+        description="The name of a registered family (`daharness families`), checked when a suite loads.",
     )
     instructions: list[str] = Field(
         min_length=1, description="The request; several entries for multi-turn tasks, in order."
@@ -148,6 +139,12 @@ class Task(_Model):
         default_factory=list,
         description="The benchmark's own prompt as chat messages, when it gives one (Tapilot-Crossing's "
         "prompt_with_hist_json): agents that reproduce its settings send it. Never an answer.",
+    )
+    prompt_texts: dict[str, str] = Field(
+        default_factory=dict,
+        description="Texts of the benchmark's own prompt, by name, for an agent that assembles it as the benchmark's "
+        "baseline does (Spider2-V: the prompt templates of the user's checkout, the instruction and the retrieved "
+        "documentation apart). Never an answer.",
     )
     setup: list[SetupStep] = Field(default_factory=list)
     reference: ReferenceSolution | None = None

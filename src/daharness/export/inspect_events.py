@@ -178,6 +178,7 @@ def events_of(
             if isinstance(data, dict) and isinstance(data.get("screenshot_jpeg"), str):
                 # shown as the image it is: Inspect's viewer renders an info event's text as markdown
                 shot = data.pop("screenshot_jpeg")
+                data.pop("screenshot_raw_jpeg", None)  # set-of-mark's screen without marks: the viewer's
                 data["screenshot"] = f"![{step.text}](data:image/jpeg;base64,{shot})"
             events.append(InfoEvent(source="daharness", data=data, timestamp=at, working_start=offset))
     if score is not None:

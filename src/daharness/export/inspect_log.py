@@ -19,6 +19,7 @@ from daharness.core.record import SampleRecord
 from daharness.core.runlog import RunSpec, TrajectoryFile
 from daharness.core.submission import ActionEvent, ModelCall, Note, UserTurn
 from daharness.core.task import Task
+from daharness.export.attachments import with_attachments
 from daharness.export.inspect_events import (
     chat_message,
     events_of,
@@ -101,7 +102,7 @@ def sample_of(run: RunDir, record: SampleRecord, model: str, task: Task | None) 
     from inspect_ai.model import ChatMessageUser, ModelOutput
     from inspect_ai.scorer import Score
 
-    trajectory = run.read_trajectory(record.key)
+    trajectory = with_attachments(run.read_trajectory(record.key), run.attachments_dir(record.key))
     messages = messages_of(trajectory, record, model, task)
     # what the task asks; runs whose suite cannot be loaded again fall back on the first prompt
     request = request_text(task) if task else next(m for m in messages if isinstance(m, ChatMessageUser)).text

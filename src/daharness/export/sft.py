@@ -19,6 +19,7 @@ from daharness.core.errors import UserError
 from daharness.core.record import SampleRecord
 from daharness.core.runlog import TrajectoryFile
 from daharness.core.submission import ActionEvent, ModelCall, UserTurn
+from daharness.export.attachments import with_attachments
 from daharness.export.inspect_events import tool_call_id
 from daharness.report.trajectory import observation_text
 from daharness.runs.rundir import RunDir
@@ -88,7 +89,7 @@ def examples(run: RunDir, min_score: float | None = None) -> Iterator[dict[str, 
     for record in sorted(run.latest_records().values(), key=lambda r: r.key):
         if not _chosen(record, min_score):
             continue
-        trajectory = run.read_trajectory(record.key)
+        trajectory = with_attachments(run.read_trajectory(record.key), run.attachments_dir(record.key))
         if trajectory is None or not any(isinstance(step, ModelCall) for step in trajectory.steps):
             continue  # no model wrote it (the reference agent's runs): nothing to learn from
         messages = chat_messages(trajectory)

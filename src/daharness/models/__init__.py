@@ -8,7 +8,9 @@ from daharness.models.client import (
     ModelFatalError,
     ModelUnavailableError,
     Usage,
+    requests_of_epoch,
 )
+from daharness.models.preflight import RunModels
 from daharness.models.settings import ModelSettings, load_model_file, resolve_model
 
 __all__ = [
@@ -19,7 +21,9 @@ __all__ = [
     "ModelSettings",
     "ModelUnavailableError",
     "ResponseCache",
+    "RunModels",
     "Usage",
     "load_model_file",
+    "requests_of_epoch",
     "resolve_model",
 ]

@@ -44,6 +44,17 @@ class ResponseCache:
                 (key, text, time.time()),
             )
 
+    def stored(self, model: str, base_url: str | None, epochs: int) -> int:
+        """How many replies of `model` at `base_url` for epochs 1 to `epochs` are kept. A reply kept before
+        the cache noted its endpoint and epoch counts by its model alone, as one of epoch 1."""
+        query = (
+            "SELECT COUNT(*) FROM responses WHERE json_extract(value, '$.model') = ? "
+            "AND (json_type(value, '$.base_url') IS NULL OR json_extract(value, '$.base_url') IS ?) "
+            "AND coalesce(json_extract(value, '$.epoch'), 1) <= ?"
+        )
+        with self._lock:
+            return int(self._db.execute(query, (model, base_url, epochs)).fetchone()[0])
+
     def close(self) -> None:
         with self._lock:
             self._db.close()

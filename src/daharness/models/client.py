@@ -1,6 +1,10 @@
 """Chat completions from any OpenAI-compatible endpoint, with our own retries, a per-model concurrency
 limit shared by the whole process, a response cache and token / cost accounting.
 
+The cache key is the whole request and the sample's epoch (`requests_of_epoch`, set by the run for each
+sample): a task run N times asks the model N times, even with the cache on, as Inspect's cache is per
+epoch; a later run of the same epoch is what the cache answers.
+
 Every attempt has a total deadline (`timeout_s`: connecting, waiting and reading the whole body; the
 HTTP library's own timeout is per read, so a server that trickles a byte at a time would never time
 out); the attempt runs in a worker thread and is abandoned, its connection closed, when the deadline
@@ -12,6 +16,7 @@ call of the client), and a reply that is not a chat completion with text (an HTM
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import email.utils
 import functools
 import hashlib
@@ -23,8 +28,8 @@ import random
 import sys
 import threading
 import time
-from collections.abc import Mapping
-from contextlib import AbstractContextManager
+from collections.abc import Iterator, Mapping
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import asdict, dataclass, replace
 from typing import Any, Literal
 
@@ -50,6 +55,21 @@ _HINTS = {
 }
 
 _slots: dict[tuple[str | None, str], threading.BoundedSemaphore] = {}
+# the epoch of the sample whose thread makes the request (1 outside a run)
+_epoch: contextvars.ContextVar[int] = contextvars.ContextVar("daharness_request_epoch", default=1)
+
+
+@contextmanager
+def requests_of_epoch(epoch: int) -> Iterator[None]:
+    """Within it, this thread's requests belong to repeat `epoch` of a task: cached apart from the other
+    epochs' (a repeat that replayed the first epoch's replies would make pass@k equal pass@1)."""
+    token = _epoch.set(epoch)
+    try:
+        yield
+    finally:
+        _epoch.reset(token)
+
+
 _slots_lock = threading.Lock()
 
 
@@ -331,9 +351,10 @@ class ModelClient:
         e.g. by the sample's wall-time limit."""
         started = time.monotonic()
         params = self.sampling(stop, max_tokens)
-        key = request_key(
-            {"base_url": self.settings.base_url, "model": self.settings.model, "messages": messages, **params}
-        )
+        epoch = _epoch.get()
+        request = {"base_url": self.settings.base_url, "model": self.settings.model, "messages": messages}
+        # epoch 1 is left out of the key: a one-epoch run keeps the keys it always had
+        key = request_key({**request, **params, **({"epoch": epoch} if epoch != 1 else {})})
         if self.cache is not None and self.cache_mode == "on":
             hit = self.cache.get(key)
             if hit is not None and isinstance(hit.get("text"), str):
@@ -360,6 +381,8 @@ class ModelClient:
                     "prompt_tokens": prompt_tokens,
                     "completion_tokens": completion_tokens,
                     "model": self.settings.model,
+                    "base_url": self.settings.base_url,  # with the model and epoch: the notice's counts
+                    "epoch": epoch,
                 },
             )
         usage = Usage(prompt_tokens, completion_tokens, cost, 1, retries)

@@ -112,12 +112,18 @@ def resolve_model(
     api_key_env: str | None,
     overrides: dict[str, Any],
 ) -> ModelSettings:
-    """The settings of `name`: its entry in the models file, else a plain model id; options that are not
-    None (from the command line) win over the file."""
+    """The settings of `name`: its entry in the models file, or without a file a plain model id; options
+    that are not None (from the command line) win over the file. A name the file does not have is
+    refused: taken as a model id, it would go to the OpenAI API (or the given URL) unannounced."""
     given = {"base_url": base_url, "api_key_env": api_key_env, **overrides}
     given = {key: value for key, value in given.items() if value is not None}
-    named = load_model_file(config_file) if config_file is not None else {}
-    base = named[name].model_dump(exclude_unset=True) if name in named else {"model": name}
+    if config_file is None:
+        base = {"model": name}
+    else:
+        named = load_model_file(config_file)
+        if name not in named:
+            raise located(config_file, f"no model named {name!r} (it names {', '.join(sorted(named))})")
+        base = named[name].model_dump(exclude_unset=True)
     try:
         return ModelSettings.model_validate({**base, **given})
     except ValidationError as exc:

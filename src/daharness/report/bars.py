@@ -8,9 +8,10 @@ importing matplotlib for them cost about 0.6 s of every `daharness run` (issue 2
 
 from __future__ import annotations
 
-from html import escape
+from xml.sax.saxutils import escape
 
 GREEN, RED = "#2e7d32", "#c62828"
+_QUOTES = {'"': "&quot;"}  # text and attribute values alike (SVG is XML: xml.sax's escaping)
 _WIDTH = 620  # the drawing's own units; the page scales it
 _CHAR = 6.6  # a rough width of one character at the labels' 11 px, enough to leave room for the text
 _BAR = 26  # height of one horizontal bar's row
@@ -21,7 +22,7 @@ _TICKS = range(0, 101, 20)
 def _text(x: float, y: float, text: str, anchor: str = "start", size: int = 11, extra: str = "") -> str:
     return (
         f'<text x="{x:.1f}" y="{y:.1f}" font-size="{size}" text-anchor="{anchor}"{extra}>'
-        f"{escape(text)}</text>"
+        f"{escape(text, _QUOTES)}</text>"
     )
 
 
@@ -29,7 +30,7 @@ def _bar(x: float, y: float, width: float, height: float, value: float, label: s
     color = GREEN if value >= 50 else RED
     return (
         f'<rect x="{x:.1f}" y="{y:.1f}" width="{max(width, 0):.1f}" height="{max(height, 0):.1f}" '
-        f'fill="{color}"><title>{escape(label)}: {value:.1f}%</title></rect>'
+        f'fill="{color}"><title>{escape(label, _QUOTES)}: {value:.1f}%</title></rect>'
     )
 
 
@@ -37,7 +38,7 @@ def _svg(height: float, title: str, body: list[str]) -> str:
     return (
         f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {_WIDTH} {height:.0f}" '
         f'style="width:100%;height:auto" font-family="system-ui,sans-serif" role="img" '
-        f'aria-label="{escape(title)}">' + _text(4, 16, title, size=13) + "".join(body) + "</svg>"
+        f'aria-label="{escape(title, _QUOTES)}">' + _text(4, 16, title, size=13) + "".join(body) + "</svg>"
     )
 
 

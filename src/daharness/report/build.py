@@ -1,7 +1,9 @@
 """Turn a run directory into report figures (report.json) and the files people look at.
 
 The counts, the agent figures and the sample rows are the same for every family; each family present
-in the run adds its own figures (`families.<name>`), computed by the family's registered code.
+in the run adds its own figures, computed by the family's registered code: in its paper's layout
+(`families.<name>`) and as the tables that the terminal, report.html and the viewer draw
+(`family_tables.<name>`, see figures.py).
 """
 
 from __future__ import annotations
@@ -13,12 +15,14 @@ from pathlib import Path
 from typing import Any
 
 from daharness.core.errors import UserError, located
+from daharness.core.figures import FamilyFigures
 from daharness.core.record import SampleRecord
 from daharness.core.registry import FamilyEntry, families
 from daharness.core.runlog import FORMAT_VERSION
 from daharness.report.agent_metrics import agent_figures
-from daharness.report.epochs import epoch_figures
-from daharness.report.stats import mean_interval
+from daharness.report.epochs import epoch_figures, headline_interval
+from daharness.report.figures import DrawnFigures
+from daharness.report.task_set import task_set
 from daharness.runs.rundir import RunDir
 
 REPORT_JSON = "report.json"
@@ -37,14 +41,24 @@ def _ordered() -> list[tuple[str, FamilyEntry]]:
     return sorted(families.items(), key=lambda item: (item[1].order, item[0]))
 
 
-def family_figures(records: list[SampleRecord]) -> dict[str, Any]:
+def family_figures(records: list[SampleRecord]) -> dict[str, FamilyFigures]:
     """Each family's figures over its own records, in the families' registered order."""
-    found: dict[str, Any] = {}
+    found: dict[str, FamilyFigures] = {}
     for name, entry in _ordered():
         own = [r for r in records if family_of(r) == name]
         if own and (figures := entry.impl.figures(own)) is not None:
             found[name] = figures
     return found
+
+
+def drawn_figures(figures: dict[str, FamilyFigures], modes: dict[str, str]) -> dict[str, Any]:
+    """report.json `family_tables`: each family's tables with its title and the mode it was scored in."""
+    drawn = {}
+    for name, own in figures.items():
+        impl = families.get(name).impl
+        mode = modes.get(impl.mode_group or "", "")
+        drawn[name] = DrawnFigures.of(own, impl.title or name, mode).model_dump(mode="json")
+    return drawn
 
 
 def build_report(run: RunDir) -> dict[str, Any]:
@@ -55,6 +69,7 @@ def build_report(run: RunDir) -> dict[str, Any]:
     errors = [r for r in records if r.status == "error"]
     correct = sum(r.score.value >= 1.0 for r in counted)  # type: ignore[union-attr]
     mean = sum(r.score.value for r in counted) / len(counted) if counted else None  # type: ignore[union-attr]
+    figures = family_figures(records)
     return {
         "format_version": FORMAT_VERSION,
         "run": {
@@ -68,6 +83,7 @@ def build_report(run: RunDir) -> dict[str, Any]:
             "epochs": spec.epochs,
             "tags": spec.tags,
             "metadata": spec.metadata,
+            "task_set": task_set(records, spec),
         },
         "counts": {
             "samples": len(records),
@@ -87,7 +103,8 @@ def build_report(run: RunDir) -> dict[str, Any]:
         "integrity": [_integrity_row(r) for r in records if r.failure or r.suspicious or r.skipped_files],
         "intervals": headline_intervals(counted),
         "epochs": epoch_figures(records, spec.epochs),
-        "families": family_figures(records),
+        "families": {name: own.data for name, own in figures.items()},
+        "family_tables": drawn_figures(figures, spec.scoring.modes),
         "agent": agent_figures(records),
         "errors": [{"id": r.id, "attempt": r.attempt, "error": r.error} for r in errors],
         "wall_time_s": _wall_time(records),
@@ -96,13 +113,13 @@ def build_report(run: RunDir) -> dict[str, Any]:
 
 
 def headline_intervals(counted: list[SampleRecord]) -> dict[str, Any]:
-    """Accuracy (share scored 1) and mean score with 95% Wilson intervals (see stats.py), for the run and per family."""
+    """Accuracy (share scored 1) and mean score with 95% Wilson intervals (see stats.py), for the run and
+    per family; a task's epochs are one cluster (see epochs.headline_interval)."""
 
     def both(records: list[SampleRecord]) -> dict[str, Any]:
-        values = [r.score.value for r in records]  # type: ignore[union-attr]
         return {
-            "accuracy": mean_interval([float(v >= 1.0) for v in values]),
-            "mean_score": mean_interval(values),
+            "accuracy": headline_interval(records, lambda r: float(r.score.value >= 1.0)),  # type: ignore[union-attr]
+            "mean_score": headline_interval(records, lambda r: r.score.value),  # type: ignore[union-attr]
         }
 
     by_family: dict[str, list[SampleRecord]] = {}

@@ -15,8 +15,9 @@ from typing import Any
 
 from daharness.core.record import SampleRecord
 from daharness.report.build import family_of
-from daharness.report.epochs import epoch_figures
+from daharness.report.epochs import epoch_figures, headline_interval
 from daharness.report.stats import mcnemar, mean_interval, paired_difference
+from daharness.report.task_set import task_set, task_set_warning
 from daharness.runs.rundir import RunDir
 
 
@@ -50,10 +51,11 @@ def _value(record: SampleRecord) -> float:
 
 
 def run_figures(records: dict[str, SampleRecord]) -> dict[str, Any]:
+    """A run's accuracy and mean score with their intervals, a task's epochs as one cluster (as in its report)."""
     values = list(records.values())
     return {
-        "accuracy": mean_interval([float(_right(r)) for r in values]),
-        "mean_score": mean_interval([_value(r) for r in values]),
+        "accuracy": headline_interval(values, lambda r: float(_right(r))),
+        "mean_score": headline_interval(values, _value),
     }
 
 
@@ -128,6 +130,7 @@ def compare_runs(dirs: Sequence[Path]) -> dict[str, Any]:
                 "epochs": epoch_figures(list(all_records.values()), spec.epochs),
                 "tags": spec.tags,
                 "metadata": spec.metadata,
+                "task_set": task_set(all_records.values(), spec),
             }
         )
     comparisons = [
@@ -136,11 +139,12 @@ def compare_runs(dirs: Sequence[Path]) -> dict[str, Any]:
             "b": labels[index],
             # samples pair by id: ids of two different suites may name different questions
             "same_suite": described[index]["suite"] == described[0]["suite"],
+            "same_task_set": described[index]["task_set"]["hash"] == described[0]["task_set"]["hash"],
             **compare_pair(counted[0], counted[index]),
         }
         for index in range(1, len(runs))
     ]
-    return {"runs": described, "comparisons": comparisons}
+    return {"runs": described, "comparisons": comparisons, "task_sets_differ": task_set_warning(described)}
 
 
 def _natural(sample_id: str) -> tuple[int, int | str]:

@@ -12,6 +12,7 @@ from rich.table import Table
 from daharness.report.compare import significant
 from daharness.report.epochs import epochs_line, labels_line
 from daharness.report.html import _CSS, pct
+from daharness.report.task_set import task_set_text
 
 
 def _signed_pct(value: float | None) -> str:
@@ -79,9 +80,10 @@ def pair_rows(comparison: dict[str, Any]) -> list[tuple[list[str], bool]]:
 def print_comparison(console: Console, report: dict[str, Any]) -> None:
     for run in report["runs"]:
         console.print(f"{run['label']}: {markup(run['dir'])} ({markup(str(run['suite']))})")
-        for line in (labels_line(run), epochs_line(run.get("epochs"))):
-            if line:
-                console.print(f"   {markup(line)}")
+        for line in _run_lines(run):
+            console.print(f"   {markup(line)}")
+    if report.get("task_sets_differ"):
+        console.print(f"[yellow]warning[/]: {markup(report['task_sets_differ'])}")
     table = Table(title="runs", title_justify="left", caption="intervals: 95% Wilson score")
     for column in RUN_COLUMNS:
         table.add_column(column)
@@ -109,6 +111,11 @@ def print_comparison(console: Console, report: dict[str, Any]) -> None:
             console.print(f"  {markup(flip['id'])}: {arrow} ({flip['a']:.2f} → {flip['b']:.2f})")
 
 
+def _run_lines(run: dict[str, Any]) -> list[str]:
+    lines = (labels_line(run), epochs_line(run.get("epochs")), task_set_text(run.get("task_set")))
+    return [line for line in lines if line]
+
+
 def _suite_warning(report: dict[str, Any], comparison: dict[str, Any]) -> str:
     suites = {run["label"]: run["suite"] for run in report["runs"]}
     a, b = comparison["a"], comparison["b"]
@@ -129,16 +136,46 @@ def _table(columns: list[str], rows: list[list[str]], classes: list[str] | None 
     return f"<table><tr>{head}</tr>{body}</table>"
 
 
-def render_comparison_html(report: dict[str, Any]) -> str:
+def render_comparison_html(*reports: dict[str, Any]) -> str:
+    """One page of comparisons: each report's (a run set's suites one after another, under their names)."""
+    many = len(reports) > 1
+    body = "".join(
+        (f"<h1>{escape(str(report['runs'][0]['suite']))}</h1>" if many else "") + _sections(report)
+        for report in reports
+    )
+    count = sum(len(report["runs"]) for report in reports)
+    note = f"<p class=sub>{escape(METHODS)} Bold rows: p &lt; 0.05.</p>"
+    return f"""<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>daharness · comparison</title>
+<style>{_CSS} tr.sig td{{font-weight:600}} li.gained{{color:#2e7d32}} li.lost{{color:#c62828}}</style></head><body>
+<h1>Comparison of {count} runs</h1>{note}{body}
+</body></html>
+"""
+
+
+def pair_headline(comparison: dict[str, Any]) -> str:
+    """`B vs A: Δ accuracy +12.5 pt [-3.1 pt, +28.0 pt], McNemar p 0.031, 3 of 12 paired samples flipped`."""
+    pair = f"{comparison['b']} vs {comparison['a']}"
+    if not comparison["paired"]:
+        return f"{pair}: no scored sample in common"
+    accuracy = comparison["groups"][0]["accuracy"]  # the group of every paired sample
+    return (
+        f"{pair}: Δ accuracy {_signed_pct(accuracy['diff'])} {_interval(accuracy, _signed_pct)}, McNemar p "
+        f"{_p(accuracy['mcnemar']['p'])}, {len(comparison['flipped'])} of {comparison['paired']} paired "
+        "samples flipped"
+    )
+
+
+def _sections(report: dict[str, Any]) -> str:
     legend = "".join(
         f"<li><b>{escape(run['label'])}</b>: {escape(run['dir'])} ({escape(str(run['suite']))})"
-        + "".join(
-            f"<br>{escape(line)}" for line in (labels_line(run), epochs_line(run.get("epochs"))) if line
-        )
+        + "".join(f"<br>{escape(line)}" for line in _run_lines(run))
         + "</li>"
         for run in report["runs"]
     )
-    sections = [f"<h2>Runs</h2><ul>{legend}</ul>{_table(RUN_COLUMNS, run_rows(report))}"]
+    warning = report.get("task_sets_differ")
+    differ = f'<p class="bad">{escape(warning)}</p>' if warning else ""
+    sections = [f"<h2>Runs</h2><ul>{legend}</ul>{differ}{_table(RUN_COLUMNS, run_rows(report))}"]
     for comparison in report["comparisons"]:
         rows = pair_rows(comparison)
         flips = "".join(
@@ -160,10 +197,4 @@ def render_comparison_html(report: dict[str, Any]) -> str:
             + f"<h3>Flipped samples ({len(comparison['flipped'])})</h3>"
             + (f'<ul class="flips">{flips}</ul>' if flips else "<p>None.</p>")
         )
-    note = f"<p class=sub>{escape(METHODS)} Bold rows: p &lt; 0.05.</p>"
-    return f"""<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>daharness · comparison</title>
-<style>{_CSS} tr.sig td{{font-weight:600}} li.gained{{color:#2e7d32}} li.lost{{color:#c62828}}</style></head><body>
-<h1>Comparison of {len(report["runs"])} runs</h1>{note}{"".join(sections)}
-</body></html>
-"""
+    return "".join(sections)

@@ -5,10 +5,23 @@ epochs a task has: pass@k = 1 - C(n-c, k) / C(n, k), pass^k = C(c, k) / C(n, k),
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from math import comb
 from typing import Any
 
 from daharness.core.record import SampleRecord
+from daharness.report.stats import clustered_mean_interval, mean_interval
+
+
+def headline_interval(records: list[SampleRecord], value: Callable[[SampleRecord], float]) -> dict[str, Any]:
+    """The mean of `value` over `records` with its 95% interval; where a task has several records (its
+    epochs), each task is one cluster (`clustered_mean_interval`), not each record an independent sample."""
+    by_task: dict[str, list[float]] = {}
+    for record in records:
+        by_task.setdefault(record.id, []).append(value(record))
+    if all(len(values) == 1 for values in by_task.values()):
+        return mean_interval([value(record) for record in records])
+    return clustered_mean_interval(list(by_task.values()))
 
 
 def epoch_figures(records: list[SampleRecord], epochs: int) -> dict[str, Any] | None:
@@ -36,6 +49,14 @@ def epoch_figures(records: list[SampleRecord], epochs: int) -> dict[str, Any] | 
         "pass@k": pass_at,
         "pass^k": pass_hat,
     }
+
+
+def interval_basis(figure: dict[str, Any]) -> str:
+    """What an interval was computed over: `over 8 samples`, or with epochs `over 8 samples of 4 tasks (a
+    task's epochs count as one)`."""
+    clusters = figure.get("clusters")
+    tasks = f" of {clusters} tasks (a task's epochs count as one)" if clusters else ""
+    return f"over {figure['n']} samples{tasks}"
 
 
 def epochs_line(figures: dict[str, Any] | None) -> str | None:

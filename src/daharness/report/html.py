@@ -5,9 +5,13 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
+from daharness.core.figures import FigureTable, Section
 from daharness.core.registry import families
 from daharness.report.agent_metrics import cost_text
+from daharness.report.bars import svg_bars
 from daharness.report.epochs import epochs_line, labels_line
+from daharness.report.figures import DrawnFigures, labelled_rows, value_text
+from daharness.report.task_set import task_set_text
 
 _CSS = """
 body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:2rem auto;max-width:1100px;color:#222;padding:0 1rem}
@@ -21,6 +25,7 @@ tr.right td:first-child{border-left:4px solid #2e7d32} tr.wrong td:first-child{b
 tr.error td:first-child{border-left:4px solid #ef6c00} tr.excluded td:first-child{border-left:4px solid #9e9e9e}
 .ok{color:#2e7d32} .bad{color:#c62828} code,pre{background:#f6f6f6;border-radius:4px} pre{padding:.5rem;white-space:pre-wrap;max-height:20rem;overflow:auto}
 details summary{cursor:pointer;color:#1565c0}
+caption{text-align:left;font-weight:600;padding:1rem 0 .3rem}
 """
 
 
@@ -60,13 +65,64 @@ def plural(count: int, word: str) -> str:
 
 
 def scoring_modes(report: dict[str, Any]) -> str:
-    """The scoring modes of the families the run has samples of ('closed_form strict'), not of all."""
+    """The scoring modes of the families the run has samples of ('closed-form strict'), not of all."""
     groups = {
         families.get(name).impl.mode_group
         for name in {sample["family"] for sample in report["samples"]}
         if name in families
     }
     return ", ".join(f"{group} {mode}" for group, mode in report["run"]["scoring"].items() if group in groups)
+
+
+def figures_html(figures: DrawnFigures) -> str:
+    """The headline as cards, then each table: its charted sections as bars, the others as a table."""
+    cards = "".join(card(f.label, value_text(f.value, f.measure, html=True)) for f in figures.headline)
+    parts = [f'<div class="cards">{cards}</div>'] if cards else []
+    for table in figures.tables:
+        plain = [section for section in table.sections if section.chart is None or _charted(table) is None]
+        if plain:
+            parts.append(_html_table(table, plain))
+        charts = [_chart(table, section) for section in table.sections if section not in plain]
+        if charts:
+            parts.append(f'<div class="charts">{"".join(charts)}</div>')
+    return "".join(parts)
+
+
+def _charted(table: FigureTable) -> int | None:
+    """The column a chart of the table draws: its first rate or mean."""
+    return next((i for i, c in enumerate(table.columns) if c.measure in ("rate", "mean")), None)
+
+
+def _chart(table: FigureTable, section: Section) -> str:
+    index = _charted(table)
+    assert index is not None
+    column = table.columns[index]
+    values = {row.group: float(row.values[index]) for row in section.rows if row.values[index] is not None}
+    title = f"{column.label} by {section.name}" if section.name else table.title or column.label
+    return f"<figure>{svg_bars(values, title, section.chart == 'bars', column.label)}</figure>"
+
+
+def _html_table(table: FigureTable, sections: list[Section]) -> str:
+    headers, rows = labelled_rows(table, sections)
+    body = "".join(
+        "<tr>"
+        + "".join(f"<td>{escape(label)}</td>" for label in labels)
+        + "".join(
+            f"<td>{escape(value_text(v, c.measure, html=True))}</td>"
+            for v, c in zip(row.values, table.columns, strict=True)
+        )
+        + "</tr>"
+        for labels, row in rows
+    )
+    caption = f"<caption>{escape(table.title)}</caption>" if table.title else ""
+    cells = "".join(f"<th>{escape(label)}</th>" for label in [*headers, *(c.label for c in table.columns)])
+    return f"<table>{caption}<tr>{cells}</tr>{body}</table>"
+
+
+def family_sections(report: dict[str, Any], heading: str) -> str:
+    """Each family's figures under a heading that names it."""
+    drawn = [DrawnFigures.model_validate(raw) for raw in report.get("family_tables", {}).values()]
+    return "".join(f"<{heading}>{escape(f.title)}</{heading}>{figures_html(f)}" for f in drawn)
 
 
 def pct(value: float | None) -> str:
@@ -138,7 +194,7 @@ def render_html(report: dict[str, Any]) -> str:
     )
     extra_lines = "".join(
         f'<p class="sub">{escape(line)}</p>'
-        for line in (labels_line(run), epochs_line(report.get("epochs")))
+        for line in (labels_line(run), epochs_line(report.get("epochs")), task_set_text(run.get("task_set")))
         if line
     )
     intervals = report.get("intervals")
@@ -161,10 +217,7 @@ def render_html(report: dict[str, Any]) -> str:
             ]
         )
     cards += usage_cards(report)
-    sections = "".join(
-        f"<h2>{escape(families.get(name).impl.title or name)}</h2>{families.get(name).impl.html(figures)}"
-        for name, figures in report["families"].items()
-    )
+    sections = family_sections(report, "h2")
     errors = "".join(
         f"<li><code>{escape(e['id'])}</code> (attempt {e['attempt']}): {escape(e['error'] or '')}</li>"
         for e in report["errors"]

@@ -1,6 +1,8 @@
 """Confidence intervals and paired tests for run figures, chosen to hold for small n and for rates at 0% or
 100% (where a percentile bootstrap gives a zero-width interval).
 
+- Repeats of one task (`run --epochs N`) are one cluster, not N independent samples: the figure is the mean
+  of the tasks' means, its interval that of those means, one per task (`clustered_mean_interval`).
 - A rate or a mean of scores in [0, 1]: the Wilson score interval (the formula of scipy's
   `proportion_ci(method="wilson")`, without importing scipy for every report). For scores
   that are not all 0 or 1 it is conservative, since such a score's variance is at most mean * (1 - mean).
@@ -70,6 +72,18 @@ def mean_interval(values: Sequence[float]) -> dict[str, Any]:
         "n": int(data.size),
         "method": method,
     }
+
+
+def clustered_mean_interval(clusters: Sequence[Sequence[float]]) -> dict[str, Any]:
+    """`mean_interval` of values that come in clusters (a task's epochs): each cluster's mean is one
+    observation, so the interval's n is the number of clusters, and each cluster weighs the same. Repeats of
+    a task are correlated (the same question, the same model): counting them as independent samples would
+    narrow the interval by up to the square root of the number of epochs. `n` stays the number of values;
+    `clusters` and the `method` say what the interval was computed on."""
+    means = [sum(values) / len(values) for values in clusters if values]
+    figure = mean_interval(means)
+    method = figure["method"] and f"{figure['method']} over {len(means)} task means (a task's epochs as one)"
+    return {**figure, "n": sum(len(values) for values in clusters), "clusters": len(means), "method": method}
 
 
 def _right_or_wrong(values: Sequence[float]) -> list[float]:

@@ -9,9 +9,10 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from daharness.core.registry import families
 from daharness.report.agent_metrics import cost_text
-from daharness.report.epochs import epochs_line, labels_line
+from daharness.report.epochs import epochs_line, interval_basis, labels_line
+from daharness.report.figures import DrawnFigures, print_figures
+from daharness.report.task_set import task_set_text
 
 
 def pct(value: float | None) -> str:
@@ -30,12 +31,10 @@ def interval_text(figure: dict[str, Any] | None, percent: bool = True) -> str:
 
 def print_report(console: Console, report: dict[str, Any]) -> None:
     run, counts = report["run"], report["counts"]
-    for name, figures in report["families"].items():
-        impl = families.get(name).impl
-        mode = run["scoring"].get(impl.mode_group or "", "")
-        impl.print_figures(
-            console, figures, " · ".join(str(p) for p in (run["suite"], run["agent"], mode) if p)
-        )
+    for raw in report.get("family_tables", {}).values():
+        figures = DrawnFigures.model_validate(raw)
+        parts = (figures.title, run["suite"], run["agent"], figures.mode)
+        print_figures(console, figures, " · ".join(str(part) for part in parts if part))
     console.print(
         f"samples {counts['samples']}: {counts['correct']} right, {counts['wrong']} wrong, "
         f"{counts['excluded']} excluded, [{'red' if counts['errors'] else 'green'}]{counts['errors']} errors[/]"
@@ -45,9 +44,9 @@ def print_report(console: Console, report: dict[str, Any]) -> None:
     if intervals and intervals["accuracy"]["n"]:
         console.print(
             f"accuracy {interval_text(intervals['accuracy'])} · mean score "
-            f"{interval_text(intervals['mean_score'], percent=False)} over {intervals['accuracy']['n']} samples"
+            f"{interval_text(intervals['mean_score'], percent=False)} {interval_basis(intervals['accuracy'])}"
         )
-    for line in (epochs_line(report.get("epochs")), labels_line(run)):
+    for line in (epochs_line(report.get("epochs")), labels_line(run), task_set_text(run.get("task_set"))):
         if line:
             console.print(escape(line))
     print_integrity(console, report)
@@ -72,6 +71,18 @@ def print_report(console: Console, report: dict[str, Any]) -> None:
         console.print(f"  [red]error[/] {escape(error['id'])}: {escape(str(error['error']))}")
     if len(report["errors"]) > 10:
         console.print(f"  … and {len(report['errors']) - 10} more in report.json")
+
+
+def print_headline(console: Console, report: dict[str, Any]) -> None:
+    """A run's figures in one line (a run of a run set; its report.html has the rest)."""
+    run, counts = report["run"], report["counts"]
+    accuracy = (report.get("intervals") or {}).get("accuracy")
+    what = " · ".join(str(part) for part in (run["suite"], run["agent"], run.get("model")) if part)
+    console.print(
+        f"{escape(what)}: accuracy {interval_text(accuracy)} over {counts['samples']} samples, "
+        f"[{'red' if counts['errors'] else 'green'}]{counts['errors']} errors[/] · {escape(run['dir'])}",
+        highlight=False,
+    )
 
 
 def print_integrity(console: Console, report: dict[str, Any]) -> None:
@@ -163,19 +174,8 @@ def print_isolation(console: Console, report: dict[str, Any]) -> None:
             table.add_row(name, "the sample", "the host", escape(str(entry)))
     console.print(table)
     _print_desktop(console, report.get("desktop"))
-    _print_applications(console, report.get("applications"))
     for path in report.get("stale_folders_removed", []):
         console.print(f"removed the folder of a dead run: {escape(path)}")
-
-
-def _print_applications(console: Console, found: dict[str, Any] | None) -> None:
-    """`daharness doctor`'s lines on Spider2-V's applications (Dagster, Airflow, Superset)."""
-    for app, status in (found or {}).items():
-        if status["available"]:
-            places = ", ".join(status["environments"].values())
-            console.print(f"{app}: [green]available[/] ({escape(places)}; {status['database']})")
-        else:
-            console.print(f"{app}: [yellow]not available[/]: {escape(status['problem'])}")
 
 
 def _print_desktop(console: Console, desktop: dict[str, Any] | None) -> None:

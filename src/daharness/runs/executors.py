@@ -12,7 +12,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from daharness.core.agent import Agent
 from daharness.core.backend import SandboxBackend
@@ -20,6 +20,7 @@ from daharness.core.errors import UserError
 from daharness.core.registry import executor, executors
 from daharness.core.runlog import ScoringSettings
 from daharness.core.task import Task
+from daharness.models import requests_of_epoch
 from daharness.runs.pipeline import SampleResult, SandboxSettings, run_sample, start_sandbox
 from daharness.sandbox import kill_all_sandboxes
 
@@ -96,6 +97,13 @@ class SampleExecutor(ABC):
         """Release what the executor holds (threads, a cluster connection)."""
 
 
+def run_in_epoch(epoch: int, run: Callable[..., SampleResult], *args: Any, **kwargs: Any) -> SampleResult:
+    """`run(*args, **kwargs)` (a sample's pipeline) with its model requests keyed on the sample's `epoch`:
+    every executor runs a sample through it, so that each repeat of a task asks the model afresh."""
+    with requests_of_epoch(epoch):
+        return run(*args, **kwargs)
+
+
 def executor_names() -> list[str]:
     return list(executors)
 
@@ -136,6 +144,8 @@ class LocalExecutor(SampleExecutor):
         if self._ahead is not None and self._ahead[0] == job.task.id:
             ahead, self._ahead = self._ahead[1], None
         future = self._pool.submit(
+            run_in_epoch,
+            job.epoch,
             run_sample,
             job.task,
             self.work.agent,

@@ -40,6 +40,7 @@ from daharness.core.task import Task
 from daharness.models import ModelFatalError
 from daharness.runs.bounded_scoring import score_within_limits
 from daharness.runs.integrity import skipped_files, suspicious_actions
+from daharness.runs.screens import AFTER_SETUP, BEFORE_CHECKS, keep_screens, screen_note
 from daharness.sandbox import SandboxError, SandboxNotStarted, open_sandbox
 from daharness.sandbox.local import UNSAFE_BACKEND
 from daharness.sandbox.scratch import process_scratch
@@ -67,6 +68,7 @@ class SampleResult:
     trajectory: TrajectoryFile
     submission: Submission | None = None
     snapshot: Snapshot | None = None
+    attachments: dict[str, bytes] = field(default_factory=dict)  # the submission's, kept in attachments/<id>/
 
     def discard(self) -> None:
         if self.snapshot is not None:
@@ -91,8 +93,10 @@ def record_fields(task: Task, agent_name: str, attempt: int) -> dict[str, Any]:
 
 
 def start_sandbox(task: Task, sandbox: SandboxSettings) -> SandboxBackend:
-    """A sandbox holding the task's untouched files, starting in the background (its first use waits)."""
-    box = open_sandbox(sandbox.backend, task, sandbox.limits, desktop=sandbox.desktop)
+    """A sandbox holding the task's untouched files and what its family adds to them (commands,
+    variables, services), starting in the background (its first use waits)."""
+    additions = family_hooks(task).sandbox_additions(task)
+    box = open_sandbox(sandbox.backend, task, sandbox.limits, desktop=sandbox.desktop, additions=additions)
     try:
         box.start_soon()
     except BaseException:
@@ -148,8 +152,10 @@ def solve_and_collect(
                 env = SampleEnvironment(box, lambda: started(task, sandbox), scratch / "harness")
                 env.scratch.mkdir()
                 prepared = hooks.prepare(task, env) or box
+                first = screen_note(box, AFTER_SETUP)
                 try:
                     submission = agent.solve(task, prepared)
+                    keep_screens(submission, first, screen_note(box, BEFORE_CHECKS))
                     hooks.finish(task, env, submission)
                 except SandboxNotStarted:
                     raise  # the host's failure, whatever the agent did
@@ -220,7 +226,7 @@ def run_sample(
             reported=submission.suspicions,
         )
         trajectory = trajectory_of(task, agent.name, attempt, submission)
-        return SampleResult(record, trajectory, submission, snapshot)
+        return SampleResult(record, trajectory, submission, snapshot, submission.attachments)
     except ModelFatalError:
         if snapshot is not None:
             remove_tree(snapshot.root.parent)

@@ -35,7 +35,14 @@ from daharness.core.registry import executor
 from daharness.core.runlog import ScoringSettings, TrajectoryFile, file_safe
 from daharness.core.task import Task
 from daharness.models import ModelFatalError
-from daharness.runs.executors import ExecutorSettings, Finished, SampleExecutor, SampleJob, SampleWork
+from daharness.runs.executors import (
+    ExecutorSettings,
+    Finished,
+    SampleExecutor,
+    SampleJob,
+    SampleWork,
+    run_in_epoch,
+)
 from daharness.runs.pipeline import SampleResult, SandboxSettings, record_fields, run_sample
 
 if TYPE_CHECKING:
@@ -128,6 +135,7 @@ class ShippedResult:
     trajectory: TrajectoryFile
     files: dict[str, bytes] = field(default_factory=dict)
     captures: dict[str, bytes] = field(default_factory=dict)  # the chart captures the harness received
+    attachments: dict[str, bytes] = field(default_factory=dict)  # what the harness made for the record
 
 
 def _pack(path: Path) -> tuple[str, bool, bytes]:
@@ -187,7 +195,9 @@ def _agent_for(work: ShippedWork) -> Agent:
     return _agents[work.token]
 
 
-def run_on_worker(work: ShippedWork, task: Task, attempt: int, packed: list[PackedPath]) -> ShippedResult:
+def run_on_worker(
+    work: ShippedWork, task: Task, attempt: int, packed: list[PackedPath], epoch: int = 1
+) -> ShippedResult:
     """The body of a sample's Ray task."""
     ray = _import_ray()
     if packed:
@@ -196,14 +206,17 @@ def run_on_worker(work: ShippedWork, task: Task, attempt: int, packed: list[Pack
         for item, data, original in zip(packed, contents, task_paths(task), strict=True):
             places[str(original)] = _unpack(item, data)
         task = relocated(task, places)
-    result = run_sample(task, _agent_for(work), sandbox=work.sandbox, scoring=work.scoring, attempt=attempt)
+    agent = _agent_for(work)
+    result = run_in_epoch(
+        epoch, run_sample, task, agent, sandbox=work.sandbox, scoring=work.scoring, attempt=attempt
+    )
     try:
         files, captures = {}, {}
         if result.snapshot is not None:
             files = {name: (result.snapshot.root / name).read_bytes() for name in result.snapshot.changed}
             if result.snapshot.captures is not None:
                 captures = {p.name: p.read_bytes() for p in result.snapshot.captures.iterdir() if p.is_file()}
-        return ShippedResult(result.record, result.trajectory, files, captures)
+        return ShippedResult(result.record, result.trajectory, files, captures, result.attachments)
     finally:
         result.discard()
 
@@ -227,7 +240,9 @@ def unshipped(shipped: ShippedResult) -> SampleResult:
         snapshot = Snapshot(
             root=scratch / "files", files=frozenset(names), changed=names, skipped=skipped, captures=captures
         )
-    return SampleResult(shipped.record, shipped.trajectory, snapshot=snapshot)
+    return SampleResult(
+        shipped.record, shipped.trajectory, snapshot=snapshot, attachments=shipped.attachments
+    )
 
 
 # ---- on the driver ----------------------------------------------------------------------------------
@@ -319,7 +334,9 @@ class RayExecutor(SampleExecutor):
         return packed
 
     def submit(self, job: SampleJob) -> None:
-        ref = self._remote.remote(self._shipped, job.task, job.attempt, self._packed_files(job.task))
+        ref = self._remote.remote(
+            self._shipped, job.task, job.attempt, self._packed_files(job.task), job.epoch
+        )
         self._refs[ref] = job
 
     def in_flight(self) -> int:

@@ -2,7 +2,8 @@
 
 Each finished sample is one line appended, flushed and fsynced, so a crash loses at most the sample in
 flight. A line cut short by `kill -9` is dropped when the run is opened again, and that sample is redone.
-The files' schemas are in `daharness.core.runlog` and `daharness.core.record`.
+The files' schemas are in `daharness.core.runlog` and `daharness.core.record`. A family or a scoring
+mode group written under a former name (`closed_form` before format 3) is read under its name now.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from daharness.core.backend import Snapshot
 from daharness.core.errors import UserError, first_problem, located, plain_message
 from daharness.core.jsonl import json_text, read_json, read_text
 from daharness.core.record import SampleRecord
+from daharness.core.registry import families, mode_groups
 from daharness.core.runlog import RunSpec, TrajectoryFile, file_safe
 from daharness.sandbox.workspace import copy_file, display_name
 
@@ -54,7 +56,7 @@ class RunDir:
         try:
             root.mkdir(parents=True, exist_ok=True)
             if not run_file.exists():
-                _write_atomic(run_file, spec.model_dump_json(indent=2))
+                write_atomic(run_file, spec.model_dump_json(indent=2))
             (root / "trajectories").mkdir(exist_ok=True)
             (root / "artifacts").mkdir(exist_ok=True)
         except OSError as exc:
@@ -74,9 +76,12 @@ class RunDir:
         if not isinstance(raw, dict):
             raise UserError(f"{path}: expected a JSON object")
         try:
-            return RunSpec.from_json_dict(raw)  # refuses a format_version newer than this daharness reads
+            spec = RunSpec.from_json_dict(raw)  # refuses a format_version newer than this daharness reads
         except ValidationError as exc:
             raise UserError(f"{path}: {first_problem(exc)}") from None
+        renamed = former_mode_groups()
+        spec.scoring.modes = {renamed.get(group, group): mode for group, mode in spec.scoring.modes.items()}
+        return spec
 
     def _samples_bytes(self) -> bytes:
         """samples.jsonl as bytes (a line cut off by kill -9 may end inside a character); none yet: b""."""
@@ -101,15 +106,19 @@ class RunDir:
         records = []
         # the text after the last newline is empty or a cut-off line
         complete = self._samples_bytes().split(b"\n")[:-1]
+        renamed = former_families() if complete else {}
         for number, line in enumerate(complete, start=1):
             if not line.strip():
                 continue
             try:
-                records.append(SampleRecord.model_validate_json(line))
+                record = SampleRecord.model_validate_json(line)
             except ValidationError as exc:
                 raise located(
                     self.samples_path, f"not a sample record ({plain_message(exc.errors()[0])})", number
                 ) from None
+            if record.family in renamed:
+                record.family = renamed[record.family]
+            records.append(record)
         return records
 
     def latest_records(self) -> dict[str, SampleRecord]:
@@ -128,7 +137,7 @@ class RunDir:
             os.fsync(handle.fileno())
 
     def write_trajectory(self, trajectory: TrajectoryFile) -> None:
-        _write_atomic(trajectory_path(self.root, trajectory.id), json_text(trajectory, indent=2))
+        write_atomic(trajectory_path(self.root, trajectory.id), json_text(trajectory, indent=2))
 
     def read_trajectory(self, sample_id: str) -> TrajectoryFile | None:
         path = trajectory_path(self.root, sample_id)
@@ -141,6 +150,20 @@ class RunDir:
 
     def artifacts_dir(self, sample_id: str) -> Path:
         return self.root / "artifacts" / file_safe(sample_id)
+
+    def attachments_dir(self, sample_id: str) -> Path:
+        """What the harness made for a sample's record (the screenshots its model was sent)."""
+        return self.root / "attachments" / file_safe(sample_id)
+
+    def write_attachments(self, sample_id: str, files: dict[str, bytes]) -> None:
+        """Keep a sample's attachments, each under its plain file name (a name with a folder in it is
+        not one the harness makes, and is left out)."""
+        for name, data in files.items():
+            if name != file_safe(name) or name.startswith("."):
+                continue
+            target = self.attachments_dir(sample_id) / name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            _write_atomic_bytes(target, data)
 
     def captures_dir(self, sample_id: str) -> Path:
         """The chart captures the harness received for a sample (never the agent's files)."""
@@ -202,11 +225,28 @@ class ArtifactsSaved:
     failed: list[str] = field(default_factory=list)  # could not be written (a path too long, say)
 
 
+def former_families() -> dict[str, str]:
+    """A registered family's former name -> its name."""
+    return {old: name for name, entry in families.items() for old in entry.impl.former_names}
+
+
+def former_mode_groups() -> dict[str, str]:
+    """A scoring mode group's former name -> its name."""
+    return {old: name for name, group in mode_groups().items() for old in group.former_names}
+
+
 def trajectory_path(run_root: Path, sample_id: str) -> Path:
     return run_root / "trajectories" / f"{file_safe(sample_id)}.json"
 
 
-def _write_atomic(path: Path, text: str) -> None:
+def _write_atomic_bytes(path: Path, data: bytes) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_bytes(data)
+    os.replace(tmp, path)
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Write a text file whole or not at all (a crash leaves the old one)."""
     tmp = path.with_name(path.name + ".tmp")
     tmp.write_text(text, encoding="utf-8")
     os.replace(tmp, path)

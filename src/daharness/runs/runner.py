@@ -23,11 +23,12 @@ from daharness.core.record import UNREACHABLE, sample_key
 from daharness.core.runlog import RunSpec, ScoringSettings
 from daharness.core.suite import Suite
 from daharness.core.task import Task
-from daharness.models import ModelFatalError
+from daharness.models import ModelFatalError, RunModels
 from daharness.runs.executors import ExecutorSettings, SampleExecutor, SampleJob, SampleWork, make_executor
 from daharness.runs.pipeline import SampleResult, SandboxSettings
 from daharness.runs.rundir import RUN_FILE, RunDir
-from daharness.sandbox import check_backend, describe_isolation, prepare_run
+from daharness.runs.selection import TaskRange, select_tasks
+from daharness.sandbox import check_backend, check_desktop, describe_isolation, prepare_run
 from daharness.sandbox.scratch import process_scratch
 
 _REPORTED_PACKAGES = ("pandas", "numpy", "scipy", "scikit-learn", "pydantic", "matplotlib")
@@ -68,34 +69,24 @@ def unfinished_run_dir(spec: RunSpec, wanted: set[str], root: Path = RUNS_ROOT) 
     lacks some of the `wanted` sample ids: running the same command without --out resumes it."""
     suffix = _dir_suffix(spec.suite["name"], spec.agent["name"])
     for candidate in sorted(root.glob(f"*-{suffix}"), reverse=True):
-        if not (candidate / RUN_FILE).is_file():
-            continue
-        run = RunDir(candidate)
-        try:
-            if run.spec().conflicts_with(spec):
-                continue
-        except UserError:
-            continue
-        if not wanted <= run.finished_ids():
+        if (candidate / RUN_FILE).is_file() and resume_state(candidate, spec, wanted)[0] == "unfinished":
             return candidate
     return None
 
 
-def select_tasks(tasks: Sequence[Task], *, ids: Sequence[str] | None, limit: int | None) -> list[Task]:
-    selected = list(tasks)
-    if ids is not None:
-        if not ids:
-            raise UserError("--ids: no task id given")
-        by_id = {task.id: task for task in tasks}
-        unknown = [i for i in ids if i not in by_id]
-        if unknown:
-            raise UserError(f"--ids: no task with id {', '.join(unknown)} in this suite")
-        selected = [by_id[i] for i in dict.fromkeys(ids)]
-    if limit is not None:
-        if limit < 1:
-            raise UserError("--limit must be at least 1")
-        selected = selected[:limit]
-    return selected
+def resume_state(folder: Path, spec: RunSpec, wanted: set[str]) -> tuple[str, str | None]:
+    """What running `spec` into `folder` would do: "new" (no run there yet), "conflict" (another run is
+    there, or an unreadable one; with why), "unfinished" (it resumes) or "finished" (every `wanted`
+    sample is done)."""
+    if not (folder / RUN_FILE).is_file():
+        return "new", None
+    run = RunDir(folder)
+    try:
+        if conflict := run.spec().conflicts_with(spec):
+            return "conflict", conflict
+        return ("finished" if wanted <= run.finished_ids() else "unfinished"), None
+    except UserError as exc:
+        return "conflict", str(exc)
 
 
 def run_spec(
@@ -128,6 +119,45 @@ def run_spec(
     )
 
 
+def planned_spec(
+    suite: Suite,
+    agent: Agent,
+    scoring: ScoringSettings,
+    sandbox: SandboxSettings,
+    concurrency: int = 1,
+    *,
+    epochs: int = 1,
+    labels: dict[str, Any] | None = None,
+    sample_shuffle: int | None = None,
+    all_tasks: bool = True,
+) -> RunSpec:
+    """run.json of a run of `suite` with `agent`: what it is (`run_spec`), its epochs, labels and shuffle,
+    and the suite's tasks that cannot run here when it takes all of them (`all_tasks`: not --ids)."""
+    spec = run_spec(suite, agent, scoring, sandbox, concurrency)
+    spec.epochs = epochs
+    spec.tags = list((labels or {}).get("tags") or [])
+    spec.metadata = dict((labels or {}).get("metadata") or {})
+    spec.sample_shuffle = sample_shuffle
+    spec.left_out = dict(suite.unsupported) if all_tasks else {}
+    return spec
+
+
+def check_before_samples(suite: Suite, agent: Agent, selected: list[Task], sandbox: SandboxSettings) -> None:
+    """What every sample would fail on, said once before the first (a one-line UserError): a desktop the
+    sandbox cannot give, and what the agent finds wrong with the run (an agent's optional
+    `check_run(suite, tasks)`: a replay of another suite's run)."""
+    on_screen = [task.id for task in selected if task.desktop]
+    if sandbox.desktop or on_screen:
+        try:
+            check_desktop(sandbox.backend)
+        except UserError as exc:
+            shown = ", ".join(on_screen[:5]) + (", ..." if len(on_screen) > 5 else "")
+            who = "--desktop" if sandbox.desktop else f"tasks {shown} need a desktop"
+            raise UserError(f"{who}: {exc}") from None
+    if (check := getattr(agent, "check_run", None)) is not None:
+        check(suite, selected)
+
+
 def record_result(
     run: RunDir, task_id: str, result: SampleResult, limits: Limits | None = None, epoch: int = 1
 ) -> None:
@@ -142,6 +172,7 @@ def record_result(
         try:
             if result.snapshot is not None:
                 _keep_artifacts(run, key, result, limits or Limits())
+            run.write_attachments(key, result.attachments)
             run.write_trajectory(result.trajectory)
             run.append(result.record)
         except Exception as exc:
@@ -200,7 +231,7 @@ def run_suite(
     *,
     scoring: ScoringSettings | None = None,
     ids: Sequence[str] | None = None,
-    limit: int | None = None,
+    limit: int | str | TaskRange | None = None,
     concurrency: int | None = 1,
     sandbox: SandboxSettings | None = None,
     console: Console | None = None,
@@ -209,6 +240,8 @@ def run_suite(
     stop_after_unreachable: int = 3,
     epochs: int = 1,
     labels: dict[str, Any] | None = None,
+    models: RunModels | None = None,
+    sample_shuffle: int | None = None,
 ) -> RunOutcome:
     """Run the selected tasks of `suite` with `agent` into the run directory `out` (resuming it).
 
@@ -216,7 +249,10 @@ def run_suite(
     the executor choose (Ray: as many samples as the cluster has room for). `agent_factory` builds the
     agent in other processes, for executors that need one. After `stop_after_unreachable` samples in a
     row could not connect to their model endpoint, the run stops with RunStopped (0: never). Each task
-    runs `epochs` times; `labels` (tags, metadata) are recorded in run.json."""
+    runs `epochs` times; `labels` (tags, metadata) are recorded in run.json; `sample_shuffle` seeds the
+    order of the tasks before `limit` (a count, or a range `A-B` counted from 1). `models`, the models the agent
+    asks: before the first sample, the run stops (RunStopped) if nothing answers at one of their endpoints,
+    and says what their response cache will answer."""
     if concurrency is not None and concurrency < 1:
         raise UserError("--concurrency must be at least 1")
     console = console or Console(stderr=True, soft_wrap=True)
@@ -228,16 +264,19 @@ def run_suite(
         prepare_run(sandbox.backend, sandbox.limits)
         keep_startup_objects_out_of_collections()
     process_scratch()  # makes this process's scratch folder, and removes those of dead runs
-    selected = select_tasks(suite.tasks, ids=ids, limit=limit)
+    selected = select_tasks(
+        suite.tasks, ids=ids, limit=limit, shuffle=sample_shuffle, unsupported=suite.unsupported
+    )
+    check_before_samples(suite, agent, selected, sandbox)
     work = SampleWork(agent, sandbox, scoring, agent_factory)
     samples = make_executor(executor, work, concurrency)
     try:
         if selected:  # its sandbox starts while the run's directory is made (a resumed run may drop it)
             samples.prepare(selected[0])
-        spec = run_spec(suite, agent, scoring, sandbox, samples.slots)
-        spec.epochs = epochs
-        spec.tags = list((labels or {}).get("tags") or [])
-        spec.metadata = dict((labels or {}).get("metadata") or {})
+        spec = planned_spec(
+            suite, agent, scoring, sandbox, samples.slots,
+            epochs=epochs, labels=labels, sample_shuffle=sample_shuffle, all_tasks=ids is None,
+        )  # fmt: skip
         if executor.name != "local":
             spec.executor = {"name": executor.name, "address": executor.ray_address}  # type: ignore[attr-defined]
         if out is None:
@@ -253,6 +292,7 @@ def run_suite(
             console,
             sandbox.limits,
             stop_after_unreachable,
+            models,
         )
     finally:
         samples.close()
@@ -266,6 +306,7 @@ def _run_pending(
     console: Console,
     limits: Limits,
     stop_after_unreachable: int,
+    models: RunModels | None = None,
 ) -> RunOutcome:
     latest, finished = run.latest_records(), run.finished_ids()  # each reads samples.jsonl: once here
     pending = [(task, epoch) for task, epoch in selected if sample_key(task.id, epoch) not in finished]
@@ -274,6 +315,11 @@ def _run_pending(
         console.print(f"resuming {run.root}: {skipped} of {len(selected)} samples already done")
     else:
         console.print(f"run directory: {run.root}")
+    if pending and models is not None:  # a run with nothing left to do asks no model
+        if problem := models.unreachable():
+            raise RunStopped(problem)
+        if notice := models.cache_notice(max(epoch for _, epoch in pending)):
+            console.print(notice, markup=False, highlight=False)
     errors = unreachable_in_a_row = 0
     columns = (TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
     # a bar that counts samples and seconds needs no more than 4 redraws a second (rich draws 10 by

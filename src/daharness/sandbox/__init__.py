@@ -14,6 +14,7 @@ from daharness.core.lazy import lazy_attributes
 if TYPE_CHECKING:
     from daharness.sandbox.backends import (
         check_backend,
+        check_desktop,
         describe_desktop,
         describe_isolation,
         open_sandbox,
@@ -30,7 +31,14 @@ if TYPE_CHECKING:
     from daharness.sandbox.workspace import Workspace
 
 _PROVIDERS: dict[str, tuple[str, ...]] = {
-    "backends": ("check_backend", "describe_desktop", "describe_isolation", "open_sandbox", "prepare_run"),
+    "backends": (
+        "check_backend",
+        "check_desktop",
+        "describe_desktop",
+        "describe_isolation",
+        "open_sandbox",
+        "prepare_run",
+    ),
     "bwrap": ("BwrapSandbox",),
     "kernel_client": ("KernelSandbox", "SandboxError", "SandboxNotStarted", "kill_all_sandboxes"),
     "local": ("UNSAFE_BACKEND", "UNSAFE_WARNING", "LocalSandbox"),
@@ -49,6 +57,7 @@ __all__ = [
     "SandboxNotStarted",
     "Workspace",
     "check_backend",
+    "check_desktop",
     "describe_desktop",
     "describe_isolation",
     "kill_all_sandboxes",

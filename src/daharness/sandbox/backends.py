@@ -4,6 +4,7 @@
 from typing import Any
 
 from daharness.core.errors import UserError
+from daharness.core.family import SandboxAdditions
 from daharness.core.limits import Limits
 from daharness.core.registry import backends
 from daharness.core.task import Task
@@ -15,20 +16,31 @@ BUILT_IN = (BwrapSandbox, LocalSandbox)  # registered as they are imported
 
 
 def open_sandbox(
-    backend: str, task: Task, limits: Limits | None = None, *, desktop: bool = False
+    backend: str,
+    task: Task,
+    limits: Limits | None = None,
+    *,
+    desktop: bool = False,
+    additions: SandboxAdditions | None = None,
 ) -> KernelSandbox:
-    """A (not yet started) sandbox of the named backend holding the task's visible files, with a
-    desktop when the task or the run asks for one (a one-line UserError where there can be none)."""
+    """A (not yet started) sandbox of the named backend holding the task's visible files and what its
+    family adds (`additions`), with a desktop when the task or the run asks for one (a one-line
+    UserError where there can be none)."""
     cls = backends.get(backend).cls
     if desktop or task.desktop:
         cls.check_desktop()
-        return cls(task, limits, desktop=True)
-    return cls(task, limits)
+        return cls(task, limits, desktop=True, additions=additions)
+    return cls(task, limits, additions=additions)
 
 
 def check_backend(backend: str) -> None:
     """Refuse, with a one-line reason, a backend that cannot work on this machine."""
     backends.get(backend).cls.check()
+
+
+def check_desktop(backend: str) -> None:
+    """Refuse, with a one-line reason, samples with a desktop where the named backend can give none."""
+    backends.get(backend).cls.check_desktop()
 
 
 def prepare_run(backend: str, limits: Limits) -> None:

@@ -46,7 +46,6 @@ from daharness.sandbox.support import (
     kernel_command,
     kernel_config,
     kernel_files,
-    sandbox_additions,
 )
 from daharness.sandbox.template import KernelTemplate, kernel_template, start_kernel_template
 from daharness.sandbox.uids import UidLease, acquire_uid
@@ -132,7 +131,7 @@ class BwrapSandbox(KernelSandbox):
     def _add_additions(self, arguments: BwrapArguments, uid: int | None) -> None:
         """The family's folders of commands (first on PATH), environment and HOME, and what its
         services need (`service_mounts.py`)."""
-        additions = sandbox_additions(self.task)
+        additions = self.additions
         if additions.has_services:
             state = None
             if additions.state_dir:

@@ -42,6 +42,7 @@ from daharness.core.desktop import (
 )
 from daharness.core.errors import UserError
 from daharness.core.exits import wait_for_exit
+from daharness.core.family import SandboxAdditions
 from daharness.core.limits import Limits
 from daharness.core.observation import ErrorInfo, Observation
 from daharness.core.submission import ActionEvent
@@ -51,7 +52,6 @@ from daharness.sandbox.cgroups import SandboxCgroup, kill_until_gone
 from daharness.sandbox.namespaces import namespace_init
 from daharness.sandbox.quota import QuotaGuard
 from daharness.sandbox.scratch import process_scratch
-from daharness.sandbox.support import sandbox_additions
 from daharness.sandbox.template import ForkedKernel, KernelTemplate, TemplateUnavailable
 from daharness.sandbox.workspace import CopyQuota, Workspace, display_name
 
@@ -159,9 +159,19 @@ class KernelPipes:
 class KernelSandbox(SandboxBackend):
     """A sandbox whose steps run in the `daharness_kernel` process; subclasses say how to launch it."""
 
-    def __init__(self, task: Task, limits: Limits | None = None, *, desktop: bool = False) -> None:
+    def __init__(
+        self,
+        task: Task,
+        limits: Limits | None = None,
+        *,
+        desktop: bool = False,
+        additions: SandboxAdditions | None = None,
+    ) -> None:
         self.task = task
         self.limits = limits or Limits()
+        # what the task's family adds (its commands, variables, services): handed in by who builds the
+        # sandbox (the pipeline asks the family), never looked up from here
+        self.additions = additions or SandboxAdditions()
         self._desktop: DesktopSession | None = None
         if desktop:  # the desktop's processes and the applications on it count too
             from daharness.sandbox.desktop.session import DESKTOP_PROCESSES, DesktopSession
@@ -170,11 +180,10 @@ class KernelSandbox(SandboxBackend):
             self.limits = dataclasses.replace(
                 self.limits, processes=self.limits.processes + DESKTOP_PROCESSES
             )
-        additions = sandbox_additions(task)
-        if extra := additions.extra_processes:  # a task's services and their threads
+        if extra := self.additions.extra_processes:  # a task's services and their threads
             self.limits = dataclasses.replace(self.limits, processes=self.limits.processes + extra)
-        if additions.step_timeout_s > self.limits.step_timeout_s:  # servers that start in a step
-            self.limits = dataclasses.replace(self.limits, step_timeout_s=additions.step_timeout_s)
+        if self.additions.step_timeout_s > self.limits.step_timeout_s:  # servers that start in a step
+            self.limits = dataclasses.replace(self.limits, step_timeout_s=self.additions.step_timeout_s)
         self.workspace = Workspace.create(task, process_scratch())
         self.workdir = task.workdir
         self.restarts = 0
@@ -520,6 +529,31 @@ class KernelSandbox(SandboxBackend):
 
         return self.bash(launch_command(command, name))
 
+    def stop_agent_processes(self, timeout_s: float = 10.0) -> None:
+        """Stop every process of the agent's user id, the kernel included (SIGSTOP, which no process can
+        catch, and only the host could undo), and wait until each one has stopped; the desktop's, under
+        its own id, run on. What the harness then reads on the screen, in the browser or from a service,
+        nothing of the agent's can act on. The stopped processes are killed when the sandbox restarts or
+        closes: killing them now would end a sandbox whose kernel is bwrap's own child, desktop and all."""
+        self._await_start(raising=False)
+        agent = self._uid
+        if agent is None:
+            raise SandboxError(
+                f"the {self.name} sandbox cannot tell the agent's processes from the desktop's"
+            )
+        deadline = time.monotonic() + timeout_s
+        with self._life_lock:
+            pids = self._cgroup.pids if self._cgroup is not None else lambda: _pids_of_uid(agent)
+            while running := [pid for pid in pids() if _uid_of(pid) == agent and not _stopped(pid)]:
+                if time.monotonic() > deadline:
+                    raise SandboxError(
+                        f"{len(running)} processes of the agent did not stop in {timeout_s:g} s"
+                    )
+                for pid in running:
+                    with contextlib.suppress(ProcessLookupError):
+                        os.kill(pid, signal.SIGSTOP)
+                time.sleep(0.002)
+
     def _require_desktop(self) -> DesktopSession:
         self._await_start()
         if self._desktop is None:
@@ -822,17 +856,36 @@ def _kill_uid(uid: int, wait_s: float = 2.0) -> None:
 
 
 def _pids_of_uid(uid: int) -> list[int]:
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
+    return [
+        int(entry.name)
+        for entry in Path("/proc").iterdir()
+        if entry.name.isdigit() and _uid_of(entry.name) == uid
+    ]
+
+
+def _uid_of(pid: int | str) -> int | None:
+    """A process's real user id (None once it is gone)."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return None
+    for line in status.splitlines():
+        if line.startswith("Uid:"):
+            return int(line.split()[1])
+    return None
+
+
+def _stopped(pid: int) -> bool:
+    """Whether every thread of the process is stopped (or gone): its state in /proc is T, t, Z or X."""
+    try:
+        threads = list(Path(f"/proc/{pid}/task").iterdir())
+    except OSError:
+        return True
+    for thread in threads:
         try:
-            status = (entry / "status").read_text()
-        except OSError:
+            state = (thread / "stat").read_text().rpartition(")")[2].split()[0]
+        except (OSError, IndexError):
             continue
-        for line in status.splitlines():
-            if line.startswith("Uid:"):
-                if int(line.split()[1]) == uid:
-                    found.append(int(entry.name))
-                break
-    return found
+        if state not in "TtZX":
+            return False
+    return True

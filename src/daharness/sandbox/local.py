@@ -16,7 +16,6 @@ from daharness.sandbox.support import (
     kernel_command,
     kernel_config,
     kernel_dir,
-    sandbox_additions,
 )
 
 UNSAFE_BACKEND = "unsafe-local"
@@ -51,10 +50,9 @@ class LocalSandbox(KernelSandbox):
         )
         env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": workdir, **common_env()}
         env.update(PYTHONPATH=":".join([hooks, *libraries]))  # the kernel names the capture channel itself
-        additions = sandbox_additions(self.task)  # HOME is the workspace here anyway
-        env.update(additions.env)
-        if additions.path_dirs:
-            env["PATH"] = ":".join([*map(str, additions.path_dirs), env["PATH"]])
+        env.update(self.additions.env)  # HOME is the workspace here anyway
+        if self.additions.path_dirs:
+            env["PATH"] = ":".join([*map(str, self.additions.path_dirs), env["PATH"]])
         if self.overlay is not None:  # its variables only: nothing here can be made read-only
             env.update(self.overlay.env)
         command, config_fd = kernel_command(sys.executable, str(kernel_dir()), config)

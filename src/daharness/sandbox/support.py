@@ -18,10 +18,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from daharness.core.family import SandboxAdditions
 from daharness.core.limits import Limits
-from daharness.core.registry import families
-from daharness.core.task import Task
 from daharness.sandbox.bwrap_arguments import folder_files, memory_fd
 from daharness.sandbox.font_cache import cache_root
 from daharness.sandbox.once import computed_once
@@ -173,10 +170,3 @@ def kernel_config(
         "uid": uid,
         "gid": uid,
     }
-
-
-def sandbox_additions(task: Task) -> SandboxAdditions:
-    """What the task's family adds to its sandboxes (nothing for a family that is not registered)."""
-    if task.family in families:
-        return families.get(task.family).impl.sandbox_additions(task)
-    return SandboxAdditions()

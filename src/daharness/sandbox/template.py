@@ -9,7 +9,8 @@ Used only where it changes nothing of a sandbox's isolation: as root (the kernel
 own user id as it does when bubblewrap starts it), with control groups (every process of the sample is
 in them from its first instruction), and when the sample's address-space limit leaves room for the
 preloaded libraries. `DAHARNESS_KERNEL_TEMPLATE=off` turns it off, `=on` starts it with the first sandbox.
-Anything that goes wrong with the template makes the sandboxes start their kernels as before.
+Anything that goes wrong with the template makes the sandboxes start their kernels as before; a module
+it could not preload is said once (a warning on the harness's standard error), with the reason.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from __future__ import annotations
 import atexit
 import contextlib
 import json
+import logging
 import os
 import socket
 import subprocess
@@ -44,6 +46,7 @@ NAMESPACES = ("cgroup", "ipc", "uts", "net", "pid", "mnt")  # the order template
 MIN_MEMORY_MB = 2048  # below this the preloaded libraries would take too much of the sample's address space
 _AUTO_AFTER = 2  # sandboxes a process starts before it starts a template (a short command never pays)
 _READY_TIMEOUT_S = 120.0
+log = logging.getLogger("daharness.sandbox")
 _SOURCE = (Path(__file__).parent / "template_server.py").read_text
 # the source comes on a descriptor: a command line (which every kernel's /proc shows) stays short
 _BOOTSTRAP = (
@@ -77,6 +80,7 @@ class KernelTemplate:
         self._channel = host
         self._lock = threading.Lock()
         self.preloaded: list[str] = []
+        self.failed: dict[str, str] = {}  # module -> why the template could not import it
         self.problem: str | None = None
         self._ready = threading.Event()
         source = memory_fd(_SOURCE().encode())
@@ -106,11 +110,23 @@ class KernelTemplate:
             self._channel.settimeout(None)
             if hello.get("ready"):
                 self.preloaded = list(hello.get("preloaded", []))
+                self._note_failures(hello.get("failed") or {})
             else:
                 self.problem = "the kernel template did not start"
         except (OSError, ValueError) as exc:
             self.problem = f"the kernel template did not start: {exc}"
         self._ready.set()
+
+    def _note_failures(self, failed: dict[str, str]) -> None:
+        """Keep why modules could not be preloaded, and say it once for each (each sample's kernel then
+        imports them itself, which is slower and otherwise unexplained)."""
+        for name, reason in failed.items():
+            if name not in self.failed:
+                self.failed[name] = reason
+                log.warning(
+                    "the kernel template could not preload %s (%s): each sample imports it itself, slower",
+                    name, reason,
+                )  # fmt: skip
 
     def _require_ready(self) -> None:
         if not self._ready.wait(_READY_TIMEOUT_S) or self.problem:
@@ -171,7 +187,9 @@ class KernelTemplate:
         self._require_ready()
         with self._lock:
             self._channel.send(json.dumps({"load_all": True}).encode())
-            self.preloaded = list(json.loads(self._channel.recv(65536) or b"{}").get("preloaded", []))
+            reply = json.loads(self._channel.recv(65536) or b"{}")
+        self.preloaded = list(reply.get("preloaded", []))
+        self._note_failures(reply.get("failed") or {})
         return self.preloaded
 
     @property

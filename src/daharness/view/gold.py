@@ -1,5 +1,6 @@
 """What a sample page shows beside the score: the agent's tables against the gold tables, cell by cell
-(rows and columns missing or extra), its charts beside the gold charts, and its CSV files as tables.
+(rows and columns missing or extra), its workbooks against the gold workbooks sheet by sheet the same way,
+its charts beside the gold charts, and its CSV files as tables.
 
 The gold files are the task's own (loaded again from the suite); the agent's are the files the run saved
 in its artifacts. Nothing here scores: the score and its checks stay the scorer's.
@@ -14,6 +15,8 @@ from html import escape
 from pathlib import Path
 
 MAX_ROWS = 200  # rows of a table shown on a page; the rest is counted
+MAX_WORKBOOK_MB = 20  # a larger workbook is not opened to be shown
+SHEET_TOLERANCE = 1e-4  # workbooks are compared to 4 decimals, as Spider2-V's compare_table rounds them
 
 
 def read_csv(path: Path) -> list[list[str]]:
@@ -48,7 +51,12 @@ class TableDiff:
 
 def table_diff(gold_path: Path, predicted_path: Path, tolerance: float = 1e-6) -> TableDiff:
     """The agent's table against the gold, by column name and row position."""
-    gold, predicted = read_csv(gold_path), read_csv(predicted_path)
+    return rows_diff(read_csv(gold_path), read_csv(predicted_path), tolerance)
+
+
+def rows_diff(gold: list[list[str]], predicted: list[list[str]], tolerance: float) -> TableDiff:
+    """Rows of the agent's table against the gold's (their first rows name the columns), by column name
+    and row position."""
     gold_head, gold_rows = (gold[0], gold[1:]) if gold else ([], [])
     mine_head, mine_rows = (predicted[0], predicted[1:]) if predicted else ([], [])
     missing = [c for c in gold_head if c not in mine_head]
@@ -78,9 +86,8 @@ def table_diff(gold_path: Path, predicted_path: Path, tolerance: float = 1e-6) -
             )
             if expected is not None and got is not None and not same_cell(expected, got, tolerance):
                 differing += 1
-                cells.append(
-                    f'<td class="differs"><del>{escape(expected)}</del> <ins>{escape(got)}</ins></td>'
-                )
+                theirs = f"<ins>{escape(got)}</ins>" if got else '<ins class="empty">(empty)</ins>'
+                cells.append(f'<td class="differs"><del>{escape(expected)}</del> {theirs}</td>')
             else:
                 shown = got if got is not None else expected
                 kind = (
@@ -124,3 +131,60 @@ def csv_table(path: Path) -> str:
     )
     more = f"<p class=meta>{len(rows) - 1 - MAX_ROWS} more rows</p>" if len(rows) - 1 > MAX_ROWS else ""
     return f'<table class="csv"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>{more}'
+
+
+@dataclass
+class SheetDiff:
+    sheet: str
+    diff: TableDiff | None  # None: the sheet is in one workbook only
+    problem: str = ""
+
+
+def _cell_text(value: object) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, float):
+        return f"{value:.10g}"
+    if hasattr(value, "isoformat"):
+        return value.isoformat()  # type: ignore[no-any-return]
+    return str(value)
+
+
+def read_sheets(path: Path) -> dict[str, list[list[str]]]:
+    """The cells of each sheet of a workbook as text: the values last computed (what a formula showed),
+    as wide as its widest row, without its empty last rows. ValueError with the reason when it is not
+    readable."""
+    import openpyxl  # the workflow extra's: only runs with workbooks need it
+
+    if path.stat().st_size > MAX_WORKBOOK_MB << 20:
+        raise ValueError(f"larger than {MAX_WORKBOOK_MB} MB")
+    try:
+        book = openpyxl.load_workbook(path, read_only=True, data_only=True)
+    except Exception as exc:  # not a workbook (or a damaged one): the page says so
+        raise ValueError(f"not a workbook openpyxl reads ({type(exc).__name__})") from None
+    try:
+        sheets = {}
+        for sheet in book.worksheets:
+            rows = [[_cell_text(value) for value in row] for row in sheet.iter_rows(values_only=True)]
+            while rows and not any(rows[-1]):
+                rows.pop()
+            width = max((i + 1 for row in rows for i, cell in enumerate(row) if cell), default=0)
+            sheets[sheet.title] = [row[:width] + [""] * (width - len(row)) for row in rows]
+        return sheets
+    finally:
+        book.close()
+
+
+def workbook_diff(
+    gold_path: Path, predicted_path: Path, tolerance: float = SHEET_TOLERANCE
+) -> list[SheetDiff]:
+    """The agent's workbook against the gold one, sheet by sheet (by name), cell by cell."""
+    gold = read_sheets(gold_path)
+    mine = read_sheets(predicted_path)
+    found = [
+        SheetDiff(name, rows_diff(rows, mine[name], tolerance))
+        if name in mine
+        else SheetDiff(name, None, "the agent's workbook has no such sheet")
+        for name, rows in gold.items()
+    ]
+    return found + [SheetDiff(name, None, "not in the gold workbook") for name in mine if name not in gold]

@@ -19,6 +19,7 @@ from daharness.report.build import build_report, family_of
 from daharness.report.run_tasks import reload_tasks
 from daharness.runs.rundir import RunDir
 
+WORKBOOK_TYPES = {".xlsx", ".xlsm"}
 IMAGE_TYPES = {".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".gif": "image/gif",
                ".svg": "image/svg+xml", ".webp": "image/webp"}  # fmt: skip
 
@@ -110,9 +111,34 @@ class ViewedRun:
         found = next((f.source for f in task.gold.files if f.name == name and name in charts), None)
         return found if found is not None and found.is_file() else None
 
+    def gold_workbooks(self, record: SampleRecord) -> list[tuple[str, Path]]:
+        """(the agent's file name, the gold workbook) of each scorer that compares a workbook the agent
+        left (`result`: a file) with a gold one (`expected`: a gold file), as Spider2-V's evaluators do."""
+        task = self.tasks.get(record.id)
+        if task is None:
+            return []
+        gold_files = {f.name: f.source for f in task.gold.files}
+        found: list[tuple[str, Path]] = []
+        for spec in task.scorers:
+            result, expected = spec.options.get("result"), spec.options.get("expected")
+            if not (isinstance(result, dict) and isinstance(expected, dict)):
+                continue
+            mine, gold = PurePosixPath(str(result.get("path"))), gold_files.get(str(expected.get("path")))
+            if mine.is_relative_to(task.workdir):  # the path in the home, as the artifacts name it
+                mine = mine.relative_to(task.workdir)
+            kinds = (result.get("kind"), expected.get("kind"))
+            if gold is not None and kinds == ("file", "gold") and mine.suffix.lower() in WORKBOOK_TYPES:
+                found += [(str(mine), gold)] if (str(mine), gold) not in found else []
+        return found
+
     def artifact(self, folder_name: str, name: str) -> Path | None:
         """The saved file `name` in artifacts/<folder_name>/, never a path outside that folder."""
-        root = (self.root / "artifacts").resolve()
+        return self.saved_file("artifacts", folder_name, name)
+
+    def saved_file(self, kind: str, folder_name: str, name: str) -> Path | None:
+        """The file `name` in <kind>/<folder_name>/ of the run (kind: artifacts, the agent's files, or
+        attachments, what the harness kept for the trajectory), never a path outside that folder."""
+        root = (self.root / kind).resolve()
         folder = (root / folder_name).resolve()
         path = (folder / name).resolve()
         ok = folder.parent == root and path.is_relative_to(folder) and path.is_file()
@@ -136,14 +162,17 @@ def open_runs(dirs: list[Path]) -> list[ViewedRun]:
 def row_of(run: ViewedRun, record: SampleRecord) -> dict[str, Any]:
     metrics = record.agent_metrics
     score = record.score
+    task = run.tasks.get(record.id)
+    request = " ".join(task.instructions) if task else ""
     search = " ".join(
-        str(part) for part in (record.id, record.answer, score.explanation if score else "", record.error,
+        str(part) for part in (record.id, request, record.answer, score.explanation if score else "", record.error,
                                " ".join(record.concepts), record.category) if part
     )  # fmt: skip
     return {
         "run": run.label,
         "id": record.key,
         "page": f"runs/{run.index}/samples/{file_safe(record.key)}.html",
+        "request": request,  # what the task asks: a closed-form id alone ("3") says nothing
         "verdict": verdict(record),
         "value": score.value if score else None,
         "family": family_of(record),

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 from html import escape
-from pathlib import PurePosixPath
+from pathlib import Path, PurePosixPath
 from typing import Any
 from urllib.parse import quote
 
@@ -16,16 +16,26 @@ from pygments.lexers import get_lexer_by_name
 
 from daharness.core.errors import UserError
 from daharness.core.record import SampleRecord
-from daharness.core.registry import families
 from daharness.core.runlog import file_safe
 from daharness.core.submission import ActionEvent, ModelCall, Note, UserTurn
 from daharness.core.task import Task
 from daharness.report.epochs import epochs_line, labels_line
-from daharness.report.html import _CSS, card, interval_card, plural, scoring_modes, usage_cards
+from daharness.report.html import (
+    _CSS,
+    card,
+    family_sections,
+    interval_card,
+    plural,
+    scoring_modes,
+    usage_cards,
+)
 from daharness.report.run_tasks import request_text
+from daharness.report.task_set import task_set_text
 from daharness.report.trajectory import action_code, observation_text
-from daharness.view.gold import csv_table, diff_summary, table_diff
+from daharness.view.gold import csv_table, diff_summary, table_diff, workbook_diff
 from daharness.view.model import IMAGE_TYPES, ViewedRun, row_of, verdict, version_of
+from daharness.view.runs_table import RUNS_CSS, RUNS_SCRIPT, runs_table
+from daharness.view.screens import SCREEN_CSS, SCREEN_SCRIPT, Screen, screen_html, screens_in_order
 
 _FORMATTER = HtmlFormatter(cssclass="hl", style="friendly")
 VIEW_CSS = (
@@ -45,11 +55,14 @@ nav{margin-bottom:1rem} nav a{margin-right:1rem}
 .verdict.right{background:#2e7d32} .verdict.wrong{background:#c62828} .verdict.partial{background:#f9a825}
 .verdict.error{background:#ef6c00} .verdict.excluded{background:#9e9e9e}
 nav.pager{display:flex;justify-content:space-between} nav.pager .none{color:#aaa}
-table.diff td.differs{background:#fdecea} table.diff del{color:#c62828} table.diff ins{color:#2e7d32;text-decoration:none;font-weight:600}
+table.diff td.differs{background:#fdecea} table.diff del{color:#c62828} table.diff ins{color:#2e7d32;text-decoration:none;font-weight:600} table.diff ins.empty{color:#999;font-weight:normal}
 table.diff .missing{background:#fff3e0;color:#8d6e63} table.diff .extra{background:#e3f2fd} td.n,th.n{color:#999}
 .side{display:flex;gap:1rem;flex-wrap:wrap} .side figure{flex:1;min-width:320px;margin:0}
 table.csv{font-size:.8rem;margin:.5rem 0} .live{color:#2e7d32;font-size:.85rem}
+#samples span.request{display:inline-block;min-width:16rem;font-size:.85rem;color:#333}
 """
+    + RUNS_CSS
+    + SCREEN_CSS
 )
 
 _SCRIPT = """
@@ -66,6 +79,7 @@ function apply() {
     count += keep;
   }
   shown.textContent = count;
+  showChosenRun();
 }
 controls.forEach(c => c.addEventListener('change', apply));
 search.addEventListener('input', apply);
@@ -80,6 +94,7 @@ async function refresh() {
       for (const id of ['version', 'runs', 'total']) {
         document.getElementById(id).replaceWith(fresh.getElementById(id));
       }
+      resortRuns();
       document.querySelector('#samples tbody').replaceWith(fresh.querySelector('#samples tbody'));
       for (const control of controls) {
         const value = control.value;
@@ -125,11 +140,7 @@ def _run_section(run: ViewedRun) -> str:
         cards += interval_card("accuracy", intervals["accuracy"], percent=True)
         cards += interval_card("mean score", intervals["mean_score"], percent=False)
     cards += usage_cards(report)
-    figures = "".join(
-        f"<h3>{escape(families.get(name).impl.title or name)}</h3>{families.get(name).impl.html(value)}"
-        for name, value in report["families"].items()
-        if name in families
-    )
+    figures = family_sections(report, "h3")
     model = info.get("model")
     if isinstance(model, dict):
         model = model.get("model")
@@ -140,7 +151,11 @@ def _run_section(run: ViewedRun) -> str:
         f"{escape(str(info['daharness_version']))} · {escape(str(run.root))}</p>"
         + "".join(
             f"<p class=sub>{escape(line)}</p>"
-            for line in (labels_line(info), epochs_line(report.get("epochs")))
+            for line in (
+                labels_line(info),
+                epochs_line(report.get("epochs")),
+                task_set_text(info.get("task_set")),
+            )
             if line
         )
         + f'<div class="cards">{cards}</div>{figures}</section>'
@@ -162,12 +177,26 @@ def _row_html(row: dict[str, Any]) -> str:
     steps = "" if row["steps"] is None else str(row["steps"])
     cells = [
         escape(row["run"]), f'<a href="{row["page"]}">{escape(row["id"])}</a>',
+        f'<span class="request" title="{escape(row["request"])}">{escape(shortened(row["request"], REQUEST_SHOWN))}</span>',
         f'<span class="verdict {row["verdict"]}">{row["verdict"]}</span>', score, escape(row["family"]),
         escape(row["category"]), escape(row["level"]), escape(row["stop_reason"]), steps,
         f"{row['duration_s']:.1f}s", escape(row["explanation"][:160]),
     ]  # fmt: skip
     row_class = row["verdict"] if row["verdict"] != "partial" else "wrong"
     return f'<tr class="{row_class}" {data}>' + "".join(f"<td>{cell}</td>" for cell in cells) + "</tr>"
+
+
+_SAMPLE_COLUMNS = ("run", "id", "request", "verdict", "score", "family", "category", "level", "stop", "steps",
+                   "time", "details")  # fmt: skip
+REQUEST_SHOWN = 70  # characters of a sample's request in its row (all of it on hover)
+
+
+def shortened(text: str, limit: int) -> str:
+    """The start of `text` on one line, cut at a word with '…' when longer than `limit`."""
+    flat = " ".join(text.split())
+    if len(flat) <= limit:
+        return flat
+    return flat[:limit].rsplit(" ", 1)[0] + "…"
 
 
 def index_page(runs: list[ViewedRun]) -> str:
@@ -187,31 +216,19 @@ def index_page(runs: list[ViewedRun]) -> str:
             + options
         )
     body_rows = "".join(_row_html(row) for row in rows)
-    header = "".join(
-        f"<th>{h}</th>"
-        for h in (
-            "run",
-            "id",
-            "verdict",
-            "score",
-            "family",
-            "category",
-            "level",
-            "stop",
-            "steps",
-            "time",
-            "details",
-        )
-    )
+    header = "".join(f"<th>{h}</th>" for h in _SAMPLE_COLUMNS)
     version = version_of(runs)
+    sections = "".join(
+        f'<div class="run-details" data-run="{escape(run.label)}">{_run_section(run)}</div>' for run in runs
+    )
     body = (
         f'<h1>daharness · {plural(len(runs), "run")}</h1><span id="version" hidden>{version}</span>'
-        + f'<div id="runs">{"".join(_run_section(run) for run in runs)}</div>'
+        + f'<div id="runs">{runs_table(runs)}{sections}</div>'
         + f'<h2>Samples</h2><div class="filters">{options}<label>search <input id="search" type="search" '
-        f'placeholder="id, answer, explanation…"></label><span><b id="shown">{len(rows)}</b> of '
+        f'placeholder="id, request, answer, explanation…"></label><span><b id="shown">{len(rows)}</b> of '
         f'<span id="total">{len(rows)}</span> shown</span></div>'
         f'<table id="samples"><thead><tr>{header}</tr></thead><tbody>{body_rows}</tbody></table>'
-        f"<script>{_SCRIPT}</script>"
+        f"<script>{RUNS_SCRIPT}{_SCRIPT}</script>"
     )
     return _page("daharness · runs", body, 0)
 
@@ -225,6 +242,12 @@ def artifact_url(record: SampleRecord, name: str) -> str:
     return f"../artifacts/{quote(file_safe(record.key))}/{quote(name)}"
 
 
+def attachment_url(run: ViewedRun, record: SampleRecord, name: str) -> str | None:
+    """Where a sample page finds a file the harness attached to the trajectory (a screenshot it sent)."""
+    found = run.saved_file("attachments", file_safe(record.key), name)
+    return f"../attachments/{quote(file_safe(record.key))}/{quote(name)}" if found else None
+
+
 def _images(run: ViewedRun, record: SampleRecord, names: list[str]) -> str:
     return "".join(
         f'<figure><img class="figure" alt="{escape(name)}" src="{escape(artifact_url(record, name))}">'
@@ -234,7 +257,11 @@ def _images(run: ViewedRun, record: SampleRecord, names: list[str]) -> str:
     )
 
 
-def _step(run: ViewedRun, record: SampleRecord, number: int, step: Any, first_call: bool) -> str:
+def _step(run: ViewedRun, record: SampleRecord, number: int | None, step: Any, first_call: bool) -> str:
+    """One event of the trajectory; `number`: its number when it is one of the agent's steps."""
+    at = f"{number}. " if number else ""
+    if isinstance(step, Screen):
+        return screen_html(step)
     if isinstance(step, ModelCall):
         usage = step.usage or {}
         meta = f"{step.latency_s:.2f}s" + (
@@ -247,7 +274,7 @@ def _step(run: ViewedRun, record: SampleRecord, number: int, step: Any, first_ca
                 f"<p><b>{escape(str(m.get('role')))}</b></p><pre>{escape(str(m.get('content') or ''))}</pre>" for m in step.messages
             ) + "</details>"  # fmt: skip
         return (
-            f'<div class="step model" data-kind="model"><h3>{number}. model reply <span class="meta">{escape(meta)}</span></h3>'
+            f'<div class="step model" data-kind="model"><h3>{at}model reply <span class="meta">{escape(meta)}</span></h3>'
             f'{prompt}<pre class="reply">{escape(step.reply)}</pre></div>'
         )
     if isinstance(step, ActionEvent):
@@ -256,7 +283,7 @@ def _step(run: ViewedRun, record: SampleRecord, number: int, step: Any, first_ca
         changed = step.observation.files_changed
         files = f'<p class="meta">files changed: {escape(", ".join(changed))}</p>' if changed else ""
         return (
-            f'<div class="step action" data-kind="action"><h3>{number}. {escape(code.label)} '
+            f'<div class="step action" data-kind="action"><h3>{at}{escape(code.label)} '
             f'<span class="meta">{step.observation.duration_s:.2f}s{" · failed" if not step.observation.ok else ""}</span></h3>'
             f'<div class="code">{_code(code.language, code.code)}</div>'
             f'<pre class="observation">{escape(observation)}</pre>{files}{_images(run, record, changed)}</div>'
@@ -265,32 +292,23 @@ def _step(run: ViewedRun, record: SampleRecord, number: int, step: Any, first_ca
         asked = f'<p class="meta">answering: {escape(step.question)}</p>' if step.question else ""
         who = "user simulator" if step.source == "simulator" else "user (scripted)"
         return (
-            f'<div class="step user" data-kind="user"><h3>{number}. {who}</h3>{asked}'
+            f'<div class="step user" data-kind="user"><h3>{who}</h3>{asked}'
             f'<pre class="user-text">{escape(step.content)}</pre></div>'
         )
     if isinstance(step, Note):
-        return (
-            f'<div class="step note" data-kind="note"><h3>{number}. note</h3><pre>{escape(step.text)}</pre>'
-            f"{_screen(step.data)}</div>"
-        )
+        return f'<div class="step note" data-kind="note"><h3>note</h3><pre>{escape(step.text)}</pre></div>'
     return ""
 
 
-def _screen(data: dict[str, Any]) -> str:
-    """What a desktop agent saw at a step: its screenshot (kept as a small JPEG) and accessibility table."""
-    shot, table = data.get("screenshot_jpeg"), data.get("a11y_tree")
-    image = (
-        f'<img class="figure screen" alt="screen at step {escape(str(data.get("step", "")))}" '
-        f'src="data:image/jpeg;base64,{escape(shot)}">'
-        if isinstance(shot, str)
-        else ""
-    )
-    tree = (
-        f"<details><summary>accessibility tree</summary><pre>{escape(table)}</pre></details>"
-        if isinstance(table, str)
-        else ""
-    )
-    return image + tree
+def agent_steps(record: SampleRecord, events: list[Any]) -> tuple[int, dict[int, int]]:
+    """How many steps the agent took (as its record says) and the number of each event that is one: its
+    model calls, or without any, its actions when each is a step. Notes, screens and users' turns are not."""
+    calls = [event for event in events if isinstance(event, ModelCall)]
+    actions = [event for event in events if isinstance(event, ActionEvent)]
+    said = record.agent_metrics.get("steps")
+    count = said if isinstance(said, int) else len(calls) or len(actions)
+    numbered = calls or (actions if len(actions) == count else [])
+    return count, {id(event): number for number, event in enumerate(numbered, 1)}
 
 
 def _score(record: SampleRecord) -> str:
@@ -371,7 +389,26 @@ def _against_gold(run: ViewedRun, record: SampleRecord) -> str:
                 f'<img class="figure gold" alt="gold {escape(name)}" src="{escape(gold_url(record, name))}"></figure>'
                 f"<figure><figcaption>agent</figcaption>{theirs}</figure></div>"
             )
+    parts += [_workbook_diff(run, record, name, gold) for name, gold in run.gold_workbooks(record)]
     return f'<h2>Against the gold</h2><div id="gold">{"".join(parts)}</div>' if parts else ""
+
+
+def _workbook_diff(run: ViewedRun, record: SampleRecord, name: str, gold: Path) -> str:
+    """The agent's workbook against the gold one, each sheet cell by cell (as tables are)."""
+    mine = run.artifact(file_safe(record.key), name)
+    if mine is None:
+        return f'<h3>{escape(name)}</h3><p class="bad">the agent left no {escape(name)}</p>'
+    try:
+        sheets = workbook_diff(gold, mine)
+    except ValueError as exc:  # not a workbook: said in one line
+        return f'<h3>{escape(name)}</h3><p class="bad">{escape(name)}: {escape(str(exc))}</p>'
+    return "".join(
+        f'<div class="table-diff sheet-diff" data-file="{escape(name)}" data-sheet="{escape(sheet.sheet)}">'
+        f'<h3>{escape(name)} · sheet {escape(sheet.sheet)} <span class="meta">'
+        f"{escape(diff_summary(sheet.diff) if sheet.diff else sheet.problem)}</span></h3>"
+        f"{sheet.diff.html if sheet.diff else ''}</div>"
+        for sheet in sheets
+    )
 
 
 def _pager(run: ViewedRun, record: SampleRecord) -> str:
@@ -437,8 +474,12 @@ def sample_page(run: ViewedRun, record: SampleRecord) -> str:
     except UserError as exc:  # one damaged file must not hide the run; the page says what is wrong
         trajectory, no_steps = None, f"<p>The trajectory could not be read: {escape(str(exc))}</p>"
     steps = trajectory.steps if trajectory else []
-    first_call = next((i for i, s in enumerate(steps) if isinstance(s, ModelCall)), None)
-    rendered = "".join(_step(run, record, i + 1, s, i == first_call) for i, s in enumerate(steps))
+    events = screens_in_order(steps, lambda name: attachment_url(run, record, name))
+    first_call = next((e for e in events if isinstance(e, ModelCall)), None)
+    count, numbers = agent_steps(record, events)
+    rendered = "".join(_step(run, record, numbers.get(id(e)), e, e is first_call) for e in events)
+    actions = sum(isinstance(e, ActionEvent) for e in events)
+    counted = plural(count, "step") + (f", {plural(actions, 'action')}" if actions > count else "")
     task = run.tasks.get(record.id)
     request = f"<h2>Request</h2><pre class=request>{escape(request_text(task))}</pre>" if task else ""
     metrics = record.agent_metrics
@@ -453,10 +494,6 @@ def sample_page(run: ViewedRun, record: SampleRecord) -> str:
     answers = trajectory.answers if trajectory and trajectory.answers else [record.answer]
     answer_html = "".join(f"<pre class=answer>{escape(a or '(none)')}</pre>" for a in answers)
     saved = [name for name in record.artifacts if run.artifact(file_safe(record.key), name)]
-    files = "".join(
-        f'<li><a href="{escape(artifact_url(record, name))}">{escape(name)}</a>{_inline(run, record, name)}</li>'
-        for name in saved
-    )
     shown = {
         name for step in steps if isinstance(step, ActionEvent) for name in step.observation.files_changed
     }
@@ -465,8 +502,40 @@ def sample_page(run: ViewedRun, record: SampleRecord) -> str:
         _pager(run, record)
         + f'<h1>sample {escape(record.key)} <span class="verdict {verdict(record)}">{verdict(record)}</span></h1>'
         f"<p class=sub>{escape(facts)}</p>{request}"
-        f'<h2>Trajectory <small>({plural(len(steps), "step")})</small></h2><div id="steps">{rendered or no_steps}</div>'
+        f'<h2>Trajectory <small>({counted})</small></h2><div id="steps">{rendered or no_steps}</div>'
         f"{_tapilot_entry(task, record)}<h2>Final answer</h2>{answer_html}{_score(record)}{_against_gold(run, record)}"
-        + (f"<h2>Files the agent left</h2><ul>{files}</ul>{_images(run, record, not_shown)}" if saved else "")
+        + (
+            f"<h2>Files the agent left</h2>{_files(run, record, saved)}{_images(run, record, not_shown)}"
+            if saved
+            else ""
+        )
+        + f"<script>{SCREEN_SCRIPT}</script>"
     )
     return _page(f"sample {record.key}", body, 3)
+
+
+def _files(run: ViewedRun, record: SampleRecord, names: list[str]) -> str:
+    """The files the agent left, those of the desktop and its applications (under hidden folders:
+    `.cache/fontconfig`, `.local/share`, LibreOffice's lock files) folded away below the others."""
+    own = [name for name in names if not is_hidden(name)]
+    hidden = [name for name in names if is_hidden(name)]
+
+    def listed(chosen: list[str]) -> str:
+        return "".join(
+            f'<li><a href="{escape(artifact_url(record, name))}">{escape(name)}</a>{_inline(run, record, name)}</li>'
+            for name in chosen
+        )
+
+    folded = (
+        f'<details class="hidden-files"><summary>{plural(len(hidden), "hidden file")} '
+        f"({escape(', '.join(sorted({name.split('/')[0] for name in hidden})))})</summary>"
+        f"<ul>{listed(hidden)}</ul></details>"
+        if hidden
+        else ""
+    )
+    return f'<ul id="files">{listed(own)}</ul>{folded}'
+
+
+def is_hidden(name: str) -> bool:
+    """A path with a part that starts with a dot: where the desktop's applications keep their own files."""
+    return any(part.startswith(".") for part in PurePosixPath(name).parts)

@@ -1,7 +1,8 @@
 """The viewer's pages by path, served on 127.0.0.1 or written to a folder as static HTML.
 
 Paths: index.html (runs and the sample table), runs/<i>/samples/<id>.html (a sample),
-runs/<i>/artifacts/<id>/<file> (a file the agent left, e.g. a figure), runs/<i>/gold/<id>/<file> (a gold
+runs/<i>/artifacts/<id>/<file> (a file the agent left, e.g. a figure), runs/<i>/attachments/<id>/<file> (a
+file the harness kept for the trajectory: a screenshot sent to the model), runs/<i>/gold/<id>/<file> (a gold
 chart of the sample's task, shown beside the agent's). The same relative links work served and exported.
 Served, `version` says when a run has new samples: the index page asks for it to show them as they come.
 """
@@ -44,8 +45,8 @@ class ViewSite:
             record = run.by_page_name(parts[3].removesuffix(".html"))
             return (HTML, sample_page(run, record).encode()) if record else None
         found = None
-        if parts[2] == "artifacts" and len(parts) >= 5:
-            found = run.artifact(parts[3], "/".join(parts[4:]))
+        if parts[2] in ("artifacts", "attachments") and len(parts) >= 5:
+            found = run.saved_file(parts[2], parts[3], "/".join(parts[4:]))
         if parts[2] == "gold" and len(parts) == 5 and (record := run.by_page_name(parts[3])):
             found = run.gold_image(record.id, parts[4])
         if found is not None:
@@ -76,11 +77,10 @@ class ViewSite:
                 page.write_text(sample_page(run, record), encoding="utf-8")
                 pages += 1
                 _copy_gold_images(run, record.id, folder / "gold" / file_safe(record.id))
-            if (run.root / "artifacts").is_dir():
-                # the agent's links are kept in artifacts as links; the export never follows them
-                shutil.copytree(
-                    run.root / "artifacts", folder / "artifacts", dirs_exist_ok=True, ignore=_links
-                )
+            for kind in ("artifacts", "attachments"):
+                if (run.root / kind).is_dir():
+                    # the agent's links are kept in artifacts as links; the export never follows them
+                    shutil.copytree(run.root / kind, folder / kind, dirs_exist_ok=True, ignore=_links)
         return pages
 
 

@@ -10,7 +10,6 @@ from pathlib import Path
 import pytest
 
 from daharness.core.errors import UserError
-from daharness.core.task import Family
 from daharness.families.closed_form.loader import load_dabench
 from daharness.suites import load_suite
 
@@ -32,7 +31,7 @@ def test_official_fields_map_onto_the_task_model() -> None:
     tasks = load_dabench(MINI / "questions.jsonl", MINI / "labels.jsonl", MINI / "tables", suite="mini")
     assert [t.id for t in tasks] == ["0", "3", "7", "12", "20", "25"]  # ids are not contiguous
     task = tasks[1]
-    assert task.family == Family.closed_form
+    assert task.family == "closed-form"
     assert task.instruction == "Question 3?"
     assert task.constraints == "Round to 2 places."
     assert task.answer_format.names == ["r", "kind"]

@@ -57,12 +57,12 @@ def test_validate_finds_a_label_the_official_rule_cannot_tell_from_a_wrong_one(t
     (suite / "solutions" / "6.py").write_text("print('@p[0.0000001]')\n")
     task = next(t for t in load_suite(f"dabench:{suite / 'questions.jsonl'}").tasks if t.id == "6")
 
-    strict = validate_task(task, scoring=ScoringSettings(modes={"closed_form": "strict"}))
+    strict = validate_task(task, scoring=ScoringSettings(modes={"closed-form": "strict"}))
     assert strict.reference_score == 1.0
     assert strict.problems == [
         "damaged answer 'p moved by 5%' still scores 1.000",  # 0.0000002
         "damaged answer 'p rounded to one decimal fewer' still scores 1.000",  # 0.000000
     ]
     assert strict.mutations["p left out"] == 0.0
-    normalized = validate_task(task, scoring=ScoringSettings(modes={"closed_form": "normalized"}))
+    normalized = validate_task(task, scoring=ScoringSettings(modes={"closed-form": "normalized"}))
     assert normalized.ok and set(normalized.mutations.values()) == {0.0} and len(normalized.mutations) == 3

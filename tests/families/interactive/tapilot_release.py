@@ -171,6 +171,11 @@ YOUNG = (
     "young_amount = avg(fetch_column(young, 'credit_amount'))\n" + save("young_amount", "young_amount")
 )
 PRIVATE_FAST = HEAD + DC + 'fastfood = read_csv_file("fastfood.csv")\n'
+# a reference that saves into ./ref_result/ (the release's evaluator makes both folders)
+TOP_PRICE = (
+    "top_price = laptops['Price'].max()\n"
+    + 'pickle.dump(top_price, open("./ref_result/top_price.pkl", "wb"))\n'
+)
 FAT = "fat = avg(fetch_column(fastfood, 'total_fat'))\n" + save("fat", "fat")
 
 
@@ -222,6 +227,8 @@ def code_files() -> dict[str, list[dict[str, Any]]]:
               eval_metrics=EVAL_SALES, response=fenced(SALES.replace("len(melb)", "len(melb) // 2"))),  # 0.5
         entry(15, "melb_housing", "value", "How many sales are there, again?", SALES, history=[(LOAD, MELB)],
               eval_metrics=EVAL_SALES, response=fenced(SALES)),  # 1.0, a number above 0.6
+        entry(16, "laptop_price", "value", "What is the highest laptop price?", TOP_PRICE,
+              history=[(LOAD, LAPTOPS)], eval_metrics=eval_value("top_price"), response=fenced(TOP_PRICE)),
     ]  # fmt: skip
     private = [
         entry(1, "credit_card_risk", "series", "How many loans are there for each purpose?", PURPOSE,
@@ -328,10 +335,21 @@ def build(folder: Path) -> Path:
     return folder
 
 
+# Response rows that differ from the dialogue files (a run over other data): the release's evaluate.py
+# takes these fields from the row. normal:4 (wrong rows) passes with the row's eval_metrics; action_analysis:3
+# (reply B, right by the data) fails with the row's reference answer.
+ROW_CHANGES = {
+    ("normal", 4): {"eval_metrics": "print(True)\n"},
+    ("action_analysis", 3): {"reference_answer": '{"correct_answer": "C"}'},
+}
+
+
 def write_responses(folder: Path, *, library_record: bool = True) -> Path:
-    """A response folder as `call_api.py` writes it: each file's entries with their `response`; the private
-    file keeps its library record first (with no response), as a run over its every line leaves it."""
+    """A response folder as `call_api.py` writes it: each file's entries with their `response` (and the
+    `ROW_CHANGES`); the private file keeps its library record first (with no response), as a run over its
+    every line leaves it."""
     for name, rows in all_files().items():
+        rows = [{**row, **ROW_CHANGES.get((name, row["data_id"]), {})} for row in rows]
         lines = [LIBRARY_RECORD, *rows] if library_record and name == "private" else rows
         _write(folder / f"{name}.jsonl", lines)
     return folder

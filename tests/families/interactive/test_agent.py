@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from fake_openai import FakeOpenAI
 
-from daharness.agents import AgentOptions, make_agent
+from daharness.agents import AgentSettings, make_agent
 from daharness.core.task import Task
 from daharness.models import ModelSettings
 from daharness.report.build import write_report
@@ -48,10 +48,10 @@ def _agent_run(name: str, clarify: bool, out: Path) -> tuple[Path, Script]:
     with FakeOpenAI() as server:  # one server (and script) per agent: the four runs go at once
         server.responder = script.respond
         model = ModelSettings(model="fake-model", base_url=server.base_url, api_key_env="NO_KEY")
-        simulator = ModelSettings(model="fake-simulator", base_url=server.base_url, api_key_env="NO_KEY")
-        options = AgentOptions(model=model, simulator_model=simulator, clarify=clarify, cache_mode="off")
+        settings = AgentSettings(model=model, base_url=server.base_url, cache_mode="off")
+        options = {"simulator_model": "fake-simulator", "clarify": clarify}  # found at the same endpoint
         ids = [task.id for task in _tasks(name)]
-        outcome = run_suite(SUITE, make_agent(name, options), out, ids=ids, concurrency=2)
+        outcome = run_suite(SUITE, make_agent(name, settings, options), out, ids=ids, concurrency=2)
     assert outcome.errors == 0
     write_report(RunDir.open_for_reading(out))
     return out, script
@@ -187,7 +187,7 @@ def test_the_scripted_simulator_answers_offline(tmp_path: Path) -> None:
     with FakeOpenAI() as server:
         server.responder = script.respond
         model = ModelSettings(model="fake-model", base_url=server.base_url, api_key_env="NO_KEY")
-        agent = make_agent("base", AgentOptions(model=model, clarify=True, cache_mode="off"))
+        agent = make_agent("base", AgentSettings(model=model, cache_mode="off"), {"clarify": True})
         run_suite(SUITE, agent, tmp_path / "run", ids=["macro-06", "cars-08"], concurrency=2)
     records = _records(tmp_path / "run")
     assert {i: r["score"]["value"] for i, r in records.items()} == {"macro-06": 1.0, "cars-08": 1.0}

@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from daharness.core.registry import families
 from daharness.core.runlog import ScoringSettings
 from daharness.families.interactive.run import code_options
 from daharness.report.build import build_report
+from daharness.report.figures import DrawnFigures, print_figures
 from daharness.report.html import render_html
 from daharness.runs.rundir import RunDir
 from daharness.runs.validate import TaskValidation, validate_task
@@ -87,7 +87,7 @@ def test_the_reference_agent_scores_every_turn_right(reference_run: Path) -> Non
     assert figures["counts"]["intents"] + figures["counts"]["choice"] == intents
     assert figures["intent_weighted_acc"] == 1.0
     console = Console(record=True, width=160)
-    families.get("interactive").impl.print_figures(console, figures, "interactive · reference")
+    print_figures(console, DrawnFigures.model_validate(report["family_tables"]["interactive"]), "reference")
     text = console.export_text()
     assert "Pri-Act" in text and "plot_qa" in text and "model" in text
     html = render_html(report)

@@ -25,7 +25,7 @@ from daharness.runs.pipeline import SandboxSettings
 from daharness.runs.rundir import RunDir
 from daharness.suites import load_suite
 
-from .tapilot_release import EVALUATE, TIMEOUT_S, all_files, build, write_responses
+from .tapilot_release import EVALUATE, ROW_CHANGES, TIMEOUT_S, all_files, build, write_responses
 
 DAHARNESS = [sys.executable, "-m", "daharness"]
 
@@ -128,6 +128,11 @@ def test_compat_scoring_equals_the_release_evaluator_entry_by_entry(
     reasons = {verdict["reason"].split(":")[0] for verdict in compat["entries"].values()}
     assert {"pred timeout", "pred failed", "no eval output", "missing response or eval_metrics"} <= reasons
     assert compat["entries"]["normal:2"] == {"pass": True, "intents": 2, "credit": 2, "reason": ""}
+    # the rows that differ from the dialogue files: the release reads eval_metrics and the answer from the row
+    assert (compat["entries"]["normal:4"]["pass"], compat["entries"]["action_analysis:3"]["pass"]) == (
+        True,
+        False,
+    )
     assert compat["entries"]["action_bg:3"] == {"pass": True, "intents": 1, "credit": 1, "reason": ""}
     assert compat["summary"]["overall"]["total"] == entries + 1 + sum(
         len(row["result_type"]) - 1
@@ -170,6 +175,30 @@ def test_corrected_mode_fixes_what_the_release_gets_wrong(release: Path, tmp_pat
     }
     assert corrected["entries"]["normal:7"]["credit"] == 1 and official["entries"]["normal:7"]["credit"] == 0
     assert "changed the reference's results" in corrected["entries"]["normal:13"]["reason"]
+
+
+def test_corrected_mode_scores_against_the_data_not_the_response_rows(release: Path, tmp_path: Path) -> None:
+    responses = shutil.copytree(release / "responses", tmp_path / "responses")
+    for name, data_id in ROW_CHANGES:
+        path = responses / f"{name}.jsonl"
+        rows = [json.loads(line) for line in path.read_text().splitlines()]
+        kept = [row for row in rows if row.get("data_id") == data_id]
+        path.write_text("".join(json.dumps(row) + "\n" for row in kept))
+    for name in {path.stem for path in responses.glob("*.jsonl")} - {name for name, _ in ROW_CHANGES}:
+        (responses / f"{name}.jsonl").unlink()
+    verdicts = {
+        mode: {
+            key: entry["pass"]
+            for key, entry in rescore_tapilot(
+                responses, release, mode=mode, sandbox=SandboxSettings(), timeout_s=TIMEOUT_S, workers=2
+            )["entries"].items()
+        }
+        for mode in ("official", "corrected")
+    }
+    assert verdicts == {
+        "official": {"normal:4": True, "action_analysis:3": False},  # the rows' eval_metrics and answer
+        "corrected": {"normal:4": False, "action_analysis:3": True},  # the data's
+    }
 
 
 def test_the_reference_agent_scores_every_entry_right(release: Path, tmp_path: Path) -> None:
@@ -226,9 +255,7 @@ BAD = [
 def test_a_bad_entry_is_one_line_naming_file_line_and_field(
     release: Path, tmp_path: Path, change: dict[str, Any], message: str
 ) -> None:
-    copy = shutil.copytree(release / "data", tmp_path / "data", ignore=shutil.ignore_patterns("*.csv"))
-    for table in (release / "data" / "resource").glob("*.csv"):
-        (copy / "resource" / table.name).symlink_to(table)
+    copy = shutil.copytree(release / "data", tmp_path / "data")  # links out of a release are refused
     path = copy / "dialogue_data" / "normal.jsonl"
     lines = path.read_text().splitlines()
     lines[1] = json.dumps({**json.loads(lines[1]), **change})

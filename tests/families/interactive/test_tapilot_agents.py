@@ -5,6 +5,7 @@ built from each entry's `prompt_with_hist_json`, checked on what a real OpenAI-c
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from html import escape
@@ -15,7 +16,7 @@ import pandas as pd
 import pytest
 from fake_openai import FakeOpenAI
 
-from daharness.agents import AgentOptions, make_agent
+from daharness.agents import AgentSettings, make_agent
 from daharness.families.interactive.prompts import AIR_CHOICE, AIR_CODE, AIR_TEACHER
 from daharness.families.interactive.release_agents import CHOICE_COT, COT_CUE
 from daharness.models import ModelSettings
@@ -63,8 +64,7 @@ def release(tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = tmp_path_factory.mktemp("tapilot-agents")
     resource = folder / "data" / "resource"
     resource.mkdir(parents=True)
-    for item in RESOURCE.iterdir():
-        (resource / item.name).symlink_to(item)
+    shutil.copytree(RESOURCE, resource, dirs_exist_ok=True)  # links out of a release are refused
     for name, rows in _entries().items():
         _write(folder / "data" / "dialogue_data" / f"{name}.jsonl", [{k: v for k, v in r.items() if k != "response"}
                                                                      for r in rows])  # fmt: skip
@@ -84,7 +84,7 @@ def _solve(agent_name: str, release: Path, task_id: str) -> list[list[dict[str, 
     with FakeOpenAI() as server:
         server.responder = _replies
         model = ModelSettings(model="fake-model", base_url=server.base_url, api_key_env="NO_KEY")
-        submission = make_agent(agent_name, AgentOptions(model=model, cache_mode="off")).solve(task, None)  # type: ignore[arg-type]
+        submission = make_agent(agent_name, AgentSettings(model=model, cache_mode="off")).solve(task, None)  # type: ignore[arg-type]
     assert submission.answer == fenced(GOOD)
     return [request["messages"] for request in server.requests]
 

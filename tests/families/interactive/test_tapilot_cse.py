@@ -5,6 +5,7 @@ AccSE / AccSER per entry and in the report equal values worked out by hand."""
 from __future__ import annotations
 
 import math
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +18,8 @@ from daharness.core.runlog import ScoringSettings
 from daharness.core.submission import Submission
 from daharness.families.interactive.cse import acc_se
 from daharness.families.interactive.family import InteractiveFamily
+from daharness.report.figures import DrawnFigures
+from daharness.report.html import figures_html
 from daharness.scoring import score_submission
 from daharness.suites import load_suite
 
@@ -53,8 +56,7 @@ def release(tmp_path_factory: pytest.TempPathFactory) -> Path:
     resource.mkdir(parents=True)
     from .tapilot_release import LIBRARY_RECORD, RESOURCE
 
-    for item in RESOURCE.iterdir():
-        (resource / item.name).symlink_to(item)
+    shutil.copytree(RESOURCE, resource, dirs_exist_ok=True)  # links out of a release are refused
     files = all_files()
     _write(folder / "data" / "dialogue_data" / "normal.jsonl", files["normal"][:3])
     _write(folder / "data" / "dialogue_data" / "private.jsonl", [LIBRARY_RECORD, files["private"][0]])
@@ -87,13 +89,14 @@ def test_accse_per_entry_and_in_the_report(release: Path) -> None:
         "normal-2": {"s1": 0.9, "s2": 0.95, "accse": 0.5, "accser": 0.5},  # both above their thresholds
         "private-1": {"s1": 0.8, "s2": 0.95, "accse": 0.25, "accser": 0.0},  # one; no library call: recall 0
     }
-    figures = InteractiveFamily().figures(records)
-    assert figures is not None
-    assert figures["release"]["cse"] == {
+    drawn = InteractiveFamily().figures(records)
+    assert drawn is not None
+    assert drawn.data["release"]["cse"] == {
         "accse": round((1 + 0.5 + 0.25) / 3, 4), "accser": 0.5, "s1": 0.9, "s2": round(1.9 / 3, 4),
         "n": 3, "failed": 0,
     }  # fmt: skip
-    assert "AccSE (CSE)" in InteractiveFamily().html(figures) and "58.3%" in InteractiveFamily().html(figures)
+    html = figures_html(DrawnFigures.of(drawn, "interactive"))
+    assert "AccSE (CSE)" in html and "58.3%" in html
 
 
 def test_cse_needs_both_models(release: Path) -> None:

@@ -157,6 +157,23 @@ def test_a_fake_server_on_the_asked_port_is_not_started_again(desktop_tasks: dic
 
 @needs_desktop
 @pytest.mark.parametrize(
+    ("solution", "expected"), [("airflow_93b05252.sh", 1.0), ("airflow_93b05252_fake.sh", 0.0)]
+)
+def test_the_page_check_reads_the_airflow_started_again_for_the_checks(
+    desktop_tasks: dict[str, Task], solution: str, expected: float
+) -> None:
+    """Airflow 93b05252 (`html_check`: the run's grid page must show the plugin's two links) solved (1),
+    and an agent that put a server of its own in place of Airflow's web server, with both links on every
+    page (0; before issue 40 the page check, run before the agent's processes stopped, read it: 1.0). The
+    page opens in the checks' environment's browser, logged in by the harness as the setup did."""
+    task = _task(desktop_tasks, "airflow", "93b05252-b8cd-4f23-8850-168dc8107d83")
+    code = (SOLUTIONS / solution).read_text()
+    solved = task.model_copy(update={"reference": ReferenceSolution(language="bash", code=code)})
+    assert _score(solved, ReferenceAgent(), SandboxSettings(limits=DESKTOP_LIMITS, desktop=True)) == expected
+
+
+@needs_desktop
+@pytest.mark.parametrize(
     ("app", "task_id", "steps"), ON_SCREEN, ids=[f"{app}-{task[:8]}" for app, task, _ in ON_SCREEN]
 )
 def test_gui_actions_on_the_web_ui_score_1(

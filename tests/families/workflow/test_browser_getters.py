@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from browser_tasks import LINKS, PAGE_OK, PORT, page_check_task, write_task
 from desktop_helpers import DESKTOP_LIMITS, needs_desktop
 
 from daharness.agents.reference import ReferenceAgent
@@ -157,13 +158,48 @@ def test_the_scorer_reads_both_getters_in_the_run_mode() -> None:
     assert _scored(page, {"script_outputs": {"eval.sh": "http://localhost:8080/x"}}, "compat") == 0.0
 
 
+def _superset(*checks: dict[str, Any]) -> dict[str, Any]:
+    return {"tabs": [], "checks": list(checks)}
+
+
+def _link(matches: int, visible: int, **changes: Any) -> dict[str, Any]:
+    selector = {"selector": getters.SUPERSET_HOME_LINK, "matches": matches, "visible": visible}
+    return {"output": "x", "url": "x", "error": None, "selectors": [selector], **changes}
+
+
+def test_superset_localhost_page_texts() -> None:
+    succeed, failed = getters.SUPERSET_SUCCEED, getters.SUPERSET_FAILED
+    # official: `url.startswith(target_url) and target_title in page.title().lower()`, 127.0.0.1 as localhost
+    tab = {"url": "http://127.0.0.1:8088/superset/welcome/", "title": "Superset"}
+    assert getters.superset_candidate(tab, "http://localhost:8088", "superset")
+    assert getters.superset_candidate(tab, "http://localhost:8088/superset/welcome", "SUPERSET")
+    assert not getters.superset_candidate({**tab, "title": "Login"}, "http://localhost:8088", "superset")
+    assert not getters.superset_candidate(tab, "http://localhost:8080", "superset")
+    for corrected in (True, False):
+        assert getters.superset_localhost_page(None, corrected=corrected) == failed
+        assert getters.superset_localhost_page(_superset(), corrected=corrected) == failed
+        assert getters.superset_localhost_page(_superset(_link(1, 1)), corrected=corrected) == succeed
+        assert getters.superset_localhost_page(_superset(_link(1, 0)), corrected=corrected) == failed
+        assert (
+            getters.superset_localhost_page(_superset(_link(1, 1, error="gone")), corrected=corrected)
+            == failed
+        )
+        # the first page that shows the link succeeds
+        assert (
+            getters.superset_localhost_page(_superset(_link(0, 0), _link(1, 1)), corrected=corrected)
+            == succeed
+        )
+    # `expect(locator).to_be_visible()` is strict: two matches fail officially
+    assert getters.superset_localhost_page(_superset(_link(2, 2)), corrected=False) == failed
+    assert getters.superset_localhost_page(_superset(_link(2, 2)), corrected=True) == succeed
+    page = {"kind": "superset_localhost_page", "value": {"url": "http://localhost:8088", "title": "superset"}}
+    shown = {"screen_states": {"superset_localhost_page": _superset(_link(1, 1))}}
+    assert (_scored(page, shown, "compat"), _scored(page, shown, "corrected")) == (1.0, 1.0)
+    assert _scored(page, {}, "corrected") == 0.0
+
+
 # ---- tasks made here -------------------------------------------------------------------------------------
 
-PORT = 8765
-LINKS = ["a[href='https://example.org/a']", "a[href='https://example.org/b']"]
-PAGE_OK = (
-    '<html><body><a href="https://example.org/a">A</a> <a href="https://example.org/b">B</a></body></html>'
-)
 # the second link is there, but not shown
 PAGE_HIDDEN = (
     '<html><body><a href="https://example.org/a">A</a> '
@@ -171,56 +207,57 @@ PAGE_HIDDEN = (
 )
 
 
-def _write_task(root: Path, task_id: str, result: dict[str, Any], eval_sh: str, **changes: Any) -> Path:
-    """A task in the official JSON shape: its `site/` served on localhost:PORT by the setup, its index shown
-    in the browser; its check script `eval.sh`."""
-    folder = root / "examples" / "chromium" / task_id
-    folder.mkdir(parents=True)
-    (folder / "index.html").write_text("<html><body><h1>Reports</h1></body></html>")
-    (folder / "eval.sh").write_text(f"#!/bin/bash\n{eval_sh}\n")
-    official = f"evaluation_examples/examples/chromium/{task_id}"
-    raw = {
-        "id": task_id, "snapshot": "chromium", "instruction": "see the solution", "related_apps": ["chromium"],
-        "tags": ["gui", "abstract"],
-        "config": [
-            {"type": "copyfile_from_host_to_guest", "parameters": {
-                "src": f"{official}/index.html", "dest": "/home/user/site/index.html"}},
-            {"type": "launch", "parameters": {"command": [
-                "python", "-m", "http.server", str(PORT), "--bind", "127.0.0.1", "--directory", "/home/user/site"]}},
-            {"type": "execute", "parameters": {"command": ["bash", "-c",
-                f"for i in $(seq 300); do (exec 3<>/dev/tcp/127.0.0.1/{PORT}) 2>/dev/null && exit 0; sleep 0.1; done; exit 1"]}},
-            {"type": "chrome_open_tabs", "parameters": {"urls_to_open": [f"http://localhost:{PORT}/index.html"]}},
-        ],
-        "evaluator": {"func": "check_include_exclude", "result": {**result, "src": f"{official}/eval.sh",
-                      "dest": "/home/user/eval.sh"},
-                      "expected": {"type": "rule", "rules": {"include": ["succeed"], "exclude": ["failed"]}}},
-        **changes,
-    }  # fmt: skip
-    (folder / f"{task_id}.json").write_text(json.dumps(raw))
-    return folder
-
-
 def _make_tasks(root: Path) -> None:
-    url = _write_task(root, "url", {"type": "validate_correct_url", "goto_prefix": "http://"},
+    url = write_task(root, "url", {"type": "validate_correct_url", "goto_prefix": "http://"},
                       "echo 'report.html, id=7'")  # fmt: skip
     (url / "solution.actions.json").write_text(json.dumps([
         {"action_type": "HOTKEY", "keys": ["ctrl", "l"]},
         {"action_type": "TYPING", "text": f"localhost:{PORT}/report.html?id=7\n"},
     ]))  # fmt: skip
-    page = _write_task(root, "page", {"type": "html_check", "css_paths": LINKS, "timeout": 1000},
-                       f"echo http://localhost:{PORT}/links.html")  # fmt: skip
+    page = page_check_task(root)
     (page / "solution.sh").write_text(f"cat > ~/site/links.html <<'EOF'\n{PAGE_OK}\nEOF\n")
+
+
+SUPERSET_PORT = 8766
+# a stand-in of Superset's welcome page: its title and the home link the official getter looks for
+WELCOME = (
+    '<html><head><title>Superset</title></head><body><a href="/superset/welcome/">Home</a></body></html>'
+)
+
+
+def _superset_task(root: Path) -> Path:
+    folder = write_task(root, "superset", {"type": "superset_localhost_page", "url": f"http://localhost:{SUPERSET_PORT}",
+                         "title": "superset"}, "true")  # fmt: skip
+    raw = json.loads((folder / "superset.json").read_text())
+    raw["config"] = [
+        json.loads(json.dumps(step).replace(str(PORT), str(SUPERSET_PORT))) for step in raw["config"]
+    ]
+    raw["config"].insert(1, {"type": "copyfile_from_host_to_guest", "parameters": {
+        "src": "evaluation_examples/examples/chromium/superset/welcome.html",
+        "dest": "/home/user/site/superset/welcome/index.html"}})  # fmt: skip
+    (folder / "superset.json").write_text(json.dumps(raw))
+    (folder / "welcome.html").write_text(WELCOME)
+    (folder / "solution.actions.json").write_text(json.dumps([
+        {"action_type": "HOTKEY", "keys": ["ctrl", "l"]},
+        {"action_type": "TYPING", "text": f"localhost:{SUPERSET_PORT}/superset/welcome/\n"},
+    ]))  # fmt: skip
+    return folder
 
 
 def test_the_loader_translates_both_getters(tmp_path: Path) -> None:
     from daharness.sandbox.desktop import desktop_problem
 
     _make_tasks(tmp_path)
+    _superset_task(tmp_path)
     suite = load_suite(f"spider2v:{tmp_path}")
     if desktop_problem() is not None:
         assert "on a screen, and there is none here" in suite.unsupported["url"]
+        assert "'superset_localhost_page' on a screen" in suite.unsupported["superset"]
         return
     tasks = {task.id: task for task in suite.tasks}
+    assert tasks["superset"].desktop
+    assert tasks["superset"].scorers[0].options["result"] == {
+        "kind": "superset_localhost_page", "value": {"url": f"http://localhost:{SUPERSET_PORT}", "title": "superset"}}  # fmt: skip
     assert tasks["url"].desktop and tasks["page"].desktop
     assert tasks["url"].scorers[0].options["result"] == {
         "kind": "validate_correct_url", "path": "eval.sh", "value": {"goto_prefix": "http://"}}  # fmt: skip
@@ -232,7 +269,7 @@ def test_the_loader_translates_both_getters(tmp_path: Path) -> None:
 def test_a_page_check_whose_timeout_is_not_a_number_is_unsupported_with_the_reason(tmp_path: Path) -> None:
     from daharness.sandbox.desktop import desktop_problem
 
-    _write_task(tmp_path, "bad", {"type": "html_check", "css_paths": LINKS, "timeout": "soon"}, "echo x")
+    write_task(tmp_path, "bad", {"type": "html_check", "css_paths": LINKS, "timeout": "soon"}, "echo x")
     reason = load_suite(f"spider2v:{tmp_path}").unsupported["bad"]
     if desktop_problem() is None:
         assert reason == "html_check's timeout is not a number of milliseconds: 'soon'"
@@ -274,3 +311,14 @@ def test_both_getters_on_the_screen(tmp_path: Path) -> None:
     for task, agent, expected in samples:
         score, notes = _run(task, agent)
         assert score == expected, (task.id, agent.name, notes)
+
+
+@needs_desktop
+def test_superset_localhost_page_on_the_screen(tmp_path: Path) -> None:
+    """Superset's welcome page (a stand-in served on localhost) opened in the address bar: 1; the browser
+    left on another page of the same site: 0."""
+    _superset_task(tmp_path)
+    task = load_suite(f"spider2v:{tmp_path}").tasks[0]
+    for agent, expected in ((ReferenceAgent(), 1.0), (IdleAgent(), 0.0)):
+        score, notes = _run(task, agent)
+        assert score == expected, (agent.name, notes)

@@ -16,7 +16,7 @@ from daharness.core.runlog import ScoringSettings
 from daharness.core.score import Score
 from daharness.core.task import ReferenceSolution, Task
 from daharness.families.workflow.apps import app_of
-from daharness.families.workflow.family import workflow_figures
+from daharness.families.workflow.figures import figure_tables, workflow_figures
 from daharness.families.workflow.validate import validate_workflow_task
 from daharness.runs.pipeline import SandboxSettings, solve_and_collect, started
 from daharness.scoring import score_submission
@@ -175,6 +175,14 @@ def test_figures_by_application_category_interface_and_instruction() -> None:
     assert figures["by_interface"]["cli"]["samples"] == 2
     assert figures["by_instruction"]["verbose"]["success_rate"] == 0.0
     assert json.dumps(figures)  # report.json material
+    drawn = figure_tables(figures)  # what the report draws: the same numbers, typed
+    assert [(f.label, f.value) for f in drawn.headline] == [
+        ("success rate", figures["success_rate"]), ("mean score", 0.5), ("samples", 3)
+    ]  # fmt: skip
+    (table,) = drawn.tables
+    application = next(section for section in table.sections if section.name == "application")
+    assert application.chart == "columns" and [c.label for c in table.columns] == ["samples", "Success rate"]
+    assert {row.group: row.values for row in application.rows}["dbt"] == [2, 0.5]
 
 
 def test_the_builtin_suite_scores_100_percent_with_its_references(tmp_path: Path) -> None:

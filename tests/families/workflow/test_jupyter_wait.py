@@ -98,7 +98,8 @@ def _solve(task: Task, solution: ReferenceSolution, desktop: bool) -> tuple[floa
         score = score_submission(task, submission, snapshot, ScoringSettings())
     finally:
         shutil.rmtree(snapshot.root.parent, ignore_errors=True)
-    notes = [event for event in submission.trajectory if isinstance(event, Note)]
+    # the notes of the setup and the checks (not the harness's screenshots of the screen before and after)
+    notes = [e for e in submission.trajectory if isinstance(e, Note) and "screenshot_jpeg" not in e.data]
     return score.value, [*notes, Note(text=score.explanation or "")]
 
 

@@ -114,6 +114,23 @@ def test_what_cannot_run_here_is_listed_with_its_reason(tmp_path: Path) -> None:
     assert "/opt/data.csv" in suite.unsupported["outside"]
 
 
+def test_airbyte_and_metabase_tasks_say_they_need_the_application(tmp_path: Path) -> None:
+    # as the official airbyte tasks begin: init.sh starts Airbyte's containers and waits on localhost:8000
+    # (whose own reasons, Docker and a server on localhost, would hide the one that matters)
+    for task_id, app, port in (("airbyte", "airbyte", 8000), ("metabase", "metabase", 3000)):
+        folder = _task_folder(tmp_path, task_id, snapshot=app, config=[
+            {"type": "script_and_execute", "parameters": {
+                "src": f"evaluation_examples/examples/dbt/{task_id}/init.sh", "dest": "/home/user/init.sh"}},
+            {"type": f"{app}_webui_init", "parameters": {"listening_port": 9222, "url": f"http://localhost:{port}"}},
+        ])  # fmt: skip
+        (folder / "init.sh").write_text(f"docker compose up -d\ncurl -s http://localhost:{port}/health\n")
+    unsupported = load_suite(f"spider2v:{tmp_path}").unsupported
+    assert unsupported["airbyte"].startswith(
+        "setup step 'airbyte_webui_init' needs Airbyte, which the harness"
+    )
+    assert unsupported["metabase"].startswith("setup step 'metabase_webui_init' needs Metabase, which the")
+
+
 def test_bad_files_are_one_line_errors(tmp_path: Path) -> None:
     _task_folder(
         tmp_path,
@@ -170,8 +187,11 @@ def test_suites_check_prints_the_unsupported_table(tmp_path: Path) -> None:
 def test_builtin_workflow_suite_has_references_and_every_app() -> None:
     suite = load_suite("workflow")
     assert len(suite.tasks) >= 20
-    # the application tasks need scripts/setup-apps.sh's environments; the others only a desktop
-    applications = {task_id for task_id in suite.unsupported if task_id.split("-")[0] in apps.APPS}
+    # the application tasks need scripts/setup-apps.sh's environments, the warehouse tasks the local emulators
+    # (issue 44); the others only a desktop
+    applications = {
+        task_id for task_id in suite.unsupported if task_id.split("-")[0] in (*apps.APPS, "bq", "sf")
+    }
     assert all(
         reason.startswith("needs a desktop")
         for task_id, reason in suite.unsupported.items()
@@ -180,10 +200,20 @@ def test_builtin_workflow_suite_has_references_and_every_app() -> None:
     desktop = [task for task in suite.tasks if task.desktop] + list(set(suite.unsupported) - applications)
     assert len(desktop) >= 6
     assert all(task.reference is not None for task in suite.tasks)
+    warehouses = {"bq": "bigquery", "sf": "snowflake"}
     subcategories = {task.metadata.subcategory for task in suite.tasks} | {
-        i.split("-")[0] for i in applications
+        warehouses.get(i.split("-")[0], i.split("-")[0]) for i in applications
     }
-    assert subcategories == {"excel", "dbt", "jupyter", "dagster", "airflow", "superset"}
+    assert subcategories == {
+        "excel",
+        "dbt",
+        "jupyter",
+        "dagster",
+        "airflow",
+        "superset",
+        "bigquery",
+        "snowflake",
+    }
     assert shutil.which("dbt") or Path(sys.executable).with_name("dbt").exists()
 
 

@@ -16,7 +16,7 @@ from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_outp
 from openpyxl.chart import BarChart, LineChart, Reference
 from openpyxl.styles import PatternFill
 
-from .test_scorers import _score, _table
+from .test_scorers import BOOK, BOOK_GOLD, _score, _table
 
 
 def _dbt_database(path: Path, value: int, schema: str) -> Path:
@@ -246,3 +246,203 @@ def test_compare_jupyterlab_images_by_green_histogram(tmp_path: Path) -> None:
         score(_image(tmp_path / "red_other.png", (90, 40, 40))) == 1.0
     )  # same green channel: officially 1 too
     assert score(_image(tmp_path / "green.png", (40, 200, 40))) == 0.0
+
+
+# ---- beside the official code itself (tests/fixtures/spider2v_official, run as the oracle) ----------------
+
+OFFICIAL = Path(__file__).parents[2] / "fixtures" / "spider2v_official"
+
+
+class _NoFormulas:
+    """Stands for the `formulas` package, which is not installed here: `load_xlsx_styles` makes a parser
+    before it reads conditional formats, and only an `expression` format would use it."""
+
+    class Parser:
+        def ast(self, *_: Any) -> Any:
+            raise RuntimeError("formulas is not installed: this case cannot be run through the oracle")
+
+
+def _official_utils(*names: str) -> dict[str, Any]:
+    """The named functions of the official metrics/utils.py, compiled alone with the names they use."""
+    import ast
+    import logging
+    import re
+    import typing
+
+    from openpyxl.cell.cell import Cell
+    from openpyxl.formatting.formatting import ConditionalFormattingList
+    from openpyxl.styles.differential import DifferentialStyle
+    from openpyxl.utils import get_column_letter
+    from openpyxl.worksheet.cell_range import CellRange
+    from openpyxl.worksheet.worksheet import Worksheet
+
+    path = OFFICIAL / "utils.py"
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    chosen = [node for node in tree.body if isinstance(node, ast.FunctionDef) and node.name in names]
+    assert sorted(node.name for node in chosen) == sorted(names)
+    namespace: dict[str, Any] = {name: getattr(typing, name) for name in typing.__all__}
+    namespace.update(
+        re=re, logger=logging.getLogger("official"), formulas=_NoFormulas, Cell=Cell, Worksheet=Worksheet,
+        DifferentialStyle=DifferentialStyle, ConditionalFormattingList=ConditionalFormattingList,
+        get_column_letter=get_column_letter, CellRange=CellRange,
+    )  # fmt: skip
+    exec(compile(ast.Module(body=chosen, type_ignores=[]), str(path), "exec"), namespace)
+    return namespace
+
+
+def _outcome(read: Any) -> Any:
+    """What a reader gives: its value, or that it raised."""
+    try:
+        return read()
+    except Exception:
+        return "raises"
+
+
+def _fonts_book(path: Path, colour: str | None, *, cell_is: bool = False) -> Path:
+    """Arial 10 everywhere; `colour=None` leaves the fonts without a colour, as LibreOffice saves them."""
+    from openpyxl.formatting.rule import CellIsRule
+    from openpyxl.styles import Font
+
+    book = openpyxl.Workbook()
+    sheet = book.active
+    for row in (["name", "score"], ["a", 3], ["b", 9]):
+        sheet.append(row)
+    for row in sheet.iter_rows():
+        for cell in row:
+            cell.font = Font(name="Arial", size=10, color=colour)
+    if cell_is:  # what LibreOffice's "Cell value is greater than 5" writes
+        rule = CellIsRule(operator="greaterThan", formula=["5"], font=Font(color="FF00FF00"))
+        sheet.conditional_formatting.add("B2:B3", rule)
+    book.save(path)
+    return path
+
+
+STYLE = {"type": "style", "sheet_idx0": 0, "sheet_idx1": "EI0", "props": ["font_color", "font_name"]}
+
+
+def _check_cell(prop: str, ref: Any) -> dict[str, Any]:
+    return {
+        "type": "check_cell",
+        "sheet_idx": 0,
+        "coordinate": "B2",
+        "props": {prop: {"method": "eq", "ref": ref}},
+    }
+
+
+@pytest.mark.parametrize(
+    ("colour", "cell_is", "rule", "official", "corrected"),
+    [
+        # official _read_cell_style: `return (diff_style or cell).font.color.rgb if cell.value is not None`:
+        # a font without a colour has `color` None, AttributeError, and the task scores 0
+        (None, False, STYLE, 0.0, 1.0),
+        ("FF000000", False, STYLE, 1.0, 1.0),
+        (None, False, _check_cell("font_color", "FF000000"), 0.0, 0.0),
+        ("FF000000", False, _check_cell("font_color", "FF000000"), 1.0, 1.0),
+        (None, False, _check_cell("font_name", "Arial"), 1.0, 1.0),  # the colour is not read
+        # official load_xlsx_styles: `if r.type == "expression": ... else: raise NotImplementedError(...)`
+        ("FF000000", True, STYLE, 0.0, 1.0),
+    ],
+)
+def test_fonts_without_colour_and_cell_value_formats_as_officially(
+    tmp_path: Path, colour: str | None, cell_is: bool, rule: dict, official: float, corrected: float
+) -> None:
+    mine = _fonts_book(tmp_path / "mine.xlsx", colour, cell_is=cell_is)
+    gold = _fonts_book(tmp_path / "gold.xlsx", colour, cell_is=cell_is)
+    for mode, want in (("compat", official), ("corrected", corrected)):
+        (tmp_path / mode).mkdir()
+        score = _score(
+            tmp_path / mode, "compare_table", result=BOOK, expected=BOOK_GOLD, files={"Book.xlsx": mine},
+            gold={"Book_gold.xlsx": gold}, rules=[rule], mode=mode,
+        )  # fmt: skip
+        assert (mode, score.value) == (mode, want), score.explanation
+
+
+@pytest.mark.parametrize(("colour", "cell_is"), [(None, False), ("FF000000", False), ("FFFF0000", True)])
+def test_the_style_reader_equals_the_official_one(tmp_path: Path, colour: str | None, cell_is: bool) -> None:
+    from daharness.families.workflow.scorers.xlsx import _style, _styles
+
+    official = _official_utils("_read_cell_style", "load_xlsx_styles")
+    path = _fonts_book(tmp_path / "book.xlsx", colour, cell_is=cell_is)
+    book, cached = openpyxl.load_workbook(path), openpyxl.load_workbook(path, data_only=True)
+    sheet = book.active
+    props = ["font_color", "font_name", "font_bold", "font_size", "number_format", "bgcolor", "fgcolor"]
+    for row in sheet.iter_rows():
+        for cell in row:
+            for prop in props:
+                theirs = _outcome(lambda: official["_read_cell_style"](prop, cell))  # noqa: B023
+                ours = _outcome(lambda: _style(prop, cell, compat=True))  # noqa: B023
+                assert (cell.coordinate, prop, ours) == (cell.coordinate, prop, theirs)
+    theirs = _outcome(lambda: official["load_xlsx_styles"](book, sheet.title, str(path), props=props))
+    ours = _outcome(lambda: _styles(sheet, cached.active, props, compat=True))
+    assert ours == theirs
+    assert theirs == "raises" if colour is None or cell_is else isinstance(theirs, dict)
+
+
+@pytest.fixture(scope="module")
+def official_dbt() -> Any:
+    from helpers import load_module
+
+    return load_module(OFFICIAL / "dbt.py", "spider2v_official_dbt")
+
+
+def _named_database(
+    path: Path, table: str, value: int, schema: str = "main", db_type: str = "duckdb"
+) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    quoted = f'"{schema}"."{table}"' if schema != "main" else f'"{table}"'
+    if db_type == "duckdb":
+        with duckdb.connect(str(path)) as connection:
+            if schema != "main":
+                connection.execute(f'create schema "{schema}"')
+            connection.execute(f"create table {quoted} as select {value} as id")
+    else:
+        import sqlite3
+
+        with sqlite3.connect(path) as connection:
+            connection.execute(f"create table {quoted} (id int)")
+            connection.execute(f"insert into {quoted} values ({value})")
+        connection.close()
+    return path
+
+
+@pytest.mark.parametrize(
+    ("table", "schema", "db_type", "value", "official", "corrected"),
+    [
+        # official check_local_duckdb: `conn1.execute(f"PRAGMA table_info({table_name})")` and
+        # `f"SELECT * FROM {table_name}"`, names bare: a name that needs quoting raises, caught, `return 0`
+        ("sales", "main", "duckdb", 1, 1.0, 1.0),
+        ("sales", "main", "duckdb", 2, 0.0, 0.0),
+        ("Sales", "main", "duckdb", 1, 1.0, 1.0),
+        ("my sales", "main", "duckdb", 1, 0.0, 1.0),
+        ("order", "main", "duckdb", 1, 0.0, 1.0),
+        ("sales-2024", "main", "duckdb", 1, 0.0, 1.0),
+        ("my sales", "main", "sqlite3", 1, 0.0, 1.0),
+        ("sales", "main", "sqlite3", 1, 1.0, 1.0),
+        # `conn1.execute(f'set schema to {schema_name}')`
+        ("sales", "analytics", "duckdb", 1, 1.0, 1.0),
+        ("sales", "my analytics", "duckdb", 1, 0.0, 1.0),
+    ],
+)
+def test_check_local_database_with_names_that_need_quoting(
+    tmp_path: Path, official_dbt: Any, table: str, schema: str, db_type: str, value: int, official: float,
+    corrected: float,
+) -> None:  # fmt: skip
+    name = "shop.duckdb" if db_type == "duckdb" else "shop.db"
+    options: dict[str, Any] = {"db_type": db_type, "check_type": ["table-schema-content"]}
+    if schema != "main":
+        options["schema_name"] = schema
+
+    def databases(folder: str) -> tuple[Path, Path]:
+        mine = _named_database(tmp_path / folder / "mine" / name, table, value, schema, db_type)
+        return mine, _named_database(tmp_path / folder / "gold" / name, table, 1, schema, db_type)
+
+    mine, gold = databases("official")
+    assert float(official_dbt.check_local_database(str(mine), str(gold), **options)) == official
+    mine, gold = databases("ours")
+    for mode, want in (("compat", official), ("corrected", corrected)):
+        (tmp_path / mode).mkdir()
+        score = _score(
+            tmp_path / mode, "check_local_database", result={"kind": "file", "path": name},
+            expected={"kind": "gold", "path": name}, files={name: mine}, gold={name: gold}, mode=mode, **options,
+        )  # fmt: skip
+        assert (mode, score.value) == (mode, want), score.explanation

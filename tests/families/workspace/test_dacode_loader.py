@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -10,7 +11,6 @@ from pathlib import Path
 import pytest
 
 from daharness.core.errors import UserError
-from daharness.core.task import Family
 from daharness.families.workspace.dacode import load_dacode
 
 MINI = Path(__file__).parent / "fixtures" / "dacode_mini"
@@ -21,7 +21,7 @@ def test_loader_maps_official_fields_and_flags_unknown_options() -> None:
                                           gold_dir=MINI / "gold", suite="mini")}  # fmt: skip
     assert list(tasks) == ["dm-csv-001", "di-text-001", "ml-binary-001", "dm-csv-002"]
     csv = tasks["dm-csv-001"]
-    assert csv.family == Family.workspace and csv.metadata.category == "EDA"
+    assert csv.family == "workspace" and csv.metadata.category == "EDA"
     assert csv.metadata.subcategory == "data manipulation" and csv.metadata.level == "easy"
     assert csv.scorers[0].name == "table" and csv.scorers[0].options == {
         "ignore_order": True,
@@ -143,7 +143,7 @@ def test_dacode_suite_in_both_layouts(tmp_path: Path) -> None:
         (official / "configs" / kind / "one.jsonl").write_text("\n".join(lines[:2]) + "\n")
         (official / "configs" / kind / "two.jsonl").write_text("\n".join(lines[1:]) + "\n")  # one line twice
     for folder in ("source", "gold"):
-        (official / folder).symlink_to(MINI / folder)
+        shutil.copytree(MINI / folder, official / folder)
     suite = load_suite(f"dacode:{official.parent}")  # the repository root works too
     assert [t.id for t in suite.tasks] == [t.id for t in flat.tasks]
     assert suite.name == "dacode:repo" and suite.tasks[0].metadata.category == "EDA"
@@ -151,6 +151,10 @@ def test_dacode_suite_in_both_layouts(tmp_path: Path) -> None:
         (MINI / "eval.jsonl").read_text().splitlines()[0]
     )
     assert [t.id for t in load_suite(f"dacode:{official}").tasks] == ["dm-csv-001"]  # what evaluate.py reads
+    shutil.rmtree(official / "gold")
+    (official / "gold").symlink_to(MINI / "gold")  # data beside the suite is not the suite's
+    with pytest.raises(UserError, match=r"folder 'gold' is a link to .*, outside the suite folder"):
+        load_suite(f"dacode:{official}")
     with pytest.raises(UserError, match="no gold/ folder"):
         (official / "gold").unlink()
         load_suite(f"dacode:{official}")
@@ -184,3 +188,31 @@ def test_chart_and_ml_configs_map_to_scorer_options(tmp_path: Path) -> None:
         "corrected ignores it)"
     ]
     assert tasks["ml-1"].metadata.subcategory == "regression"
+
+
+def test_suites_check_exits_0_when_it_finds_only_ignored_option_names(tmp_path: Path) -> None:
+    """dm-csv-002 misspells `ignore_order`; the official compare_csv never reads the misspelt name either."""
+
+    def check(folder: Path) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "daharness", "suites", "check", f"dacode:{folder}"],
+            capture_output=True, text=True, timeout=300, check=False,
+        )  # fmt: skip
+
+    done = check(MINI)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "unknown option 'ignore_orde' for compare_csv (ignored)" in done.stdout
+    assert "4 tasks, 0 with defects" in done.stdout
+    assert "1 tasks name options that are ignored, as officially (not defects)" in done.stdout
+    # a metric no scorer has is a defect: exit 1
+    copy = tmp_path / "mini"
+    for name in ("tasks.jsonl", "source", "gold"):
+        (copy / name).parent.mkdir(parents=True, exist_ok=True)
+        copy_entry = shutil.copytree if (MINI / name).is_dir() else shutil.copyfile
+        copy_entry(MINI / name, copy / name)  # a copy: a link out of the suite folder is refused
+    lines = (MINI / "eval.jsonl").read_text().splitlines()
+    lines[0] = lines[0].replace('"compare_csv"', '"compare_nothing"')
+    (copy / "eval.jsonl").write_text("\n".join(lines) + "\n")
+    done = check(copy)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "4 tasks, 1 with defects" in done.stdout

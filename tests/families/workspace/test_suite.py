@@ -57,6 +57,13 @@ def test_reference_solutions_reach_their_scores(suite, workspace_reference_run: 
     report = build_report(RunDir.open_for_reading(workspace_reference_run))
     assert set(report["families"]["workspace"]["by_category"]) == {"DW", "ML", "EDA"}
     assert set(report["families"]["workspace"]["by_level"]) == {"easy", "medium", "hard"}
+    drawn = report["family_tables"]["workspace"]  # what the report draws: the same numbers, typed
+    assert drawn["headline"] == [
+        {"label": "mean score", "value": report["families"]["workspace"]["score"], "measure": "mean"}
+    ]
+    sections = {section["name"]: section for section in drawn["tables"][0]["sections"]}
+    assert {row["group"] for row in sections["category"]["rows"]} == {"DW", "ML", "EDA"}
+    assert (sections["sub-category"]["chart"], sections["difficulty"]["chart"]) == ("bars", "columns")
 
 
 def test_validate_passes_on_the_builtin_suite() -> None:

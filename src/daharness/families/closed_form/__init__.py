@@ -6,7 +6,8 @@ rest is its own.
 """
 
 from daharness.families.closed_form import agent, loader, scorer  # noqa: F401  (registration)
-from daharness.families.closed_form.family import ClosedFormFamily, official_analysis, print_dabench
+from daharness.families.closed_form.family import ClosedFormFamily
+from daharness.families.closed_form.figures import figure_tables, official_analysis
 from daharness.families.closed_form.generate import (
     CONCEPTS,
     JOURNAL,
@@ -21,9 +22,9 @@ __all__ = [
     "JOURNAL",
     "ClosedFormFamily",
     "GenerationSettings",
+    "figure_tables",
     "generate_closed_form",
     "official_analysis",
-    "print_dabench",
     "rescore_dabench",
     "summary",
 ]

@@ -9,11 +9,12 @@ the `@name[value]` answers.
 
 from __future__ import annotations
 
-from typing import Any
+from pydantic import Field
 
 from daharness.agents.budget import Budget, SampleLimits
 from daharness.agents.llm import ModelAgent, StopSample, truncate
-from daharness.agents.options import AgentOptions
+from daharness.agents.options import AgentSettings
+from daharness.core.agent import AgentOptions
 from daharness.core.backend import SandboxBackend
 from daharness.core.observation import Observation
 from daharness.core.registry import agent
@@ -33,34 +34,42 @@ from daharness.models import ModelClient
 OBSERVATION_LIMIT = 4000  # characters of tool output shown to the model
 
 
-@agent("react", "InfiAgent-DABench ReAct loop with a Python sandbox tool (needs --model)")
+class ReactOptions(AgentOptions):
+    dabench_compat: bool = Field(
+        False, description="Send only the question and its constraints, as the official pipeline does."
+    )
+    reformat_model: str | None = Field(
+        None,
+        description="Model of the reformat step (Table 25), reached with the same endpoint options as --model.",
+    )
+
+
+@agent(
+    "react", "InfiAgent-DABench ReAct loop with a Python sandbox tool (needs --model)", options=ReactOptions
+)
 class ReactAgent(ModelAgent):
     name = "react"
     default_max_steps = 10
+    options: ReactOptions
 
     @classmethod
-    def build(cls, options: AgentOptions) -> ReactAgent:
-        client = options.client(options.model, cls.name)
-        reformat = options.client(options.reformat_model, cls.name) if options.reformat_model else None
-        return cls(client, options.limits, dabench_compat=options.dabench_compat, reformat_model=reformat)
+    def build(cls, settings: AgentSettings, options: ReactOptions) -> ReactAgent:
+        client = settings.client(settings.model, cls.name)
+        reformat = settings.named_model(options.reformat_model)
+        return cls(
+            client, settings.limits, options, settings.client(reformat, cls.name) if reformat else None
+        )
 
     def __init__(
         self,
         model: ModelClient,
         limits: SampleLimits | None = None,
-        *,
-        dabench_compat: bool = False,
+        options: ReactOptions | None = None,
         reformat_model: ModelClient | None = None,
     ) -> None:
-        super().__init__(model, limits)
-        self.dabench_compat = dabench_compat
+        super().__init__(model, limits, options or ReactOptions())
+        self.dabench_compat = self.options.dabench_compat
         self.reformat_model = reformat_model
-
-    def describe(self) -> dict[str, Any]:
-        described = super().describe()
-        described["dabench_compat"] = self.dabench_compat
-        described["reformat_model"] = self.reformat_model.settings.model if self.reformat_model else None
-        return described
 
     def instruction(self, task: Task, workdir: str) -> str:
         files = [f"{workdir}/{item.path}" for item in task.files]

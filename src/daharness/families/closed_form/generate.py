@@ -1,6 +1,7 @@
 """`daharness generate closed-form`: a closed-form suite from a user's own tables, by DABench's DAEval steps.
 
-For each CSV a description (columns, types, example rows); for each slot a question of one concept and
+For each CSV a description (columns, types, example rows), read with caps and said when cut
+(`suites/user_tables.py`: a table that cannot be read is skipped with one line); for each slot a question of one concept and
 level, with constraints and an `@name[value]` format, written by the model; its answers fixed by several
 independent model-written solutions run in the sandbox and kept only when they agree at the precision the
 format asks for (the paper's agreement rule); the filters the paper applies (format valid, answerable, not
@@ -18,13 +19,12 @@ import json
 import re
 from collections import Counter
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from daharness.core.errors import UserError
 from daharness.core.generated_suite import prepare_generated_suite
 from daharness.core.jsonl import append_journal, read_journal, write_atomic
 from daharness.core.limits import Limits
@@ -33,6 +33,7 @@ from daharness.families.closed_form.damage import damaged_answers, written
 from daharness.families.closed_form.loader import _FORMAT_NAME, _to_task
 from daharness.families.closed_form.scorer import extract_all_balanced, score_closed_form
 from daharness.models import ModelClient
+from daharness.suites.user_tables import TableLimits, TableSample, estimate_tokens, read_tables
 
 CONCEPTS = (
     "Summary Statistics",
@@ -81,6 +82,8 @@ class Settings:
     agree: int = 3
     backend: str = "bwrap"
     limits: Limits | None = None
+    encoding: str | None = None  # of the tables (None: detected)
+    table_limits: TableLimits = field(default_factory=TableLimits)
 
 
 def plan(tables: list[str], per_table: int, concepts: tuple[str, ...]) -> list[Slot]:
@@ -93,17 +96,17 @@ def plan(tables: list[str], per_table: int, concepts: tuple[str, ...]) -> list[S
     return slots
 
 
-def describe_table(path: Path, examples: int = 3) -> str:
-    """What the model is told of a table: its size, each column's type and missing values, a few rows."""
-    import pandas as pd
-
-    frame = pd.read_csv(path)
-    lines = [f"Table {path.name}: {len(frame)} rows, {len(frame.columns)} columns.", "Columns:"]
+def describe_table(sample: TableSample, limits: TableLimits, examples: int = 3) -> str:
+    """What the model is told of a table: its size, each column's type and missing values, a few rows
+    (as much as `limits` let be read and told, and what is left out)."""
+    frame = sample.frame
+    lines = [f"Table {sample.name}: {sample.rows_text}, {sample.columns:,} columns.", "Columns:"]
     for column in frame.columns:
         missing = int(frame[column].isna().sum())
         lines.append(f"- {column!r} ({frame[column].dtype}{f', {missing} missing' if missing else ''})")
-    lines += [f"First {examples} rows (CSV):", frame.head(examples).to_csv(index=False).strip()]
-    return "\n".join(lines)
+    lines += [sample.left_out(), sample.how_to_read(), f"First {examples} rows (CSV):"]
+    lines.append(sample.examples(examples, limits).to_csv(index=False).strip())
+    return sample.limit_description("\n".join(line for line in lines if line), limits)
 
 
 # ---- prompts ----------------------------------------------------------------------------------------
@@ -267,21 +270,29 @@ def filter_kept(row: dict[str, Any], labels: list[tuple[str, str]], task: Task) 
 
 
 def generate_closed_form(
-    settings: Settings, client: ModelClient, on_item: Callable[[dict[str, Any]], None] | None = None
+    settings: Settings,
+    client: ModelClient,
+    on_item: Callable[[dict[str, Any]], None] | None = None,
+    say: Callable[[str], None] = lambda line: None,
 ) -> list[dict[str, Any]]:
-    """Generate (or go on generating) the suite in `settings.out`; every entry of the journal."""
-    tables = sorted(path.name for path in settings.tables.glob("*.csv"))
-    if not tables:
-        raise UserError(f"{settings.tables}: no CSV files")
+    """Generate (or go on generating) the suite in `settings.out`; every entry of the journal. `say`
+    gets one line per table skipped or cut, and the estimate of the prompt tokens before the first
+    request."""
+    found = read_tables(settings.tables, settings.encoding, settings.table_limits)
+    samples = {sample.name: sample for sample in found.tables}
+    descriptions = {name: describe_table(sample, settings.table_limits) for name, sample in samples.items()}
+    for line in found.notes():
+        say(line)
+    tables = list(samples)
     out = settings.out
-    _prepare(settings, tables, client.settings.model)
+    _prepare(settings, samples, client.settings.model)
     entries = read_journal(out / JOURNAL)
     done = {entry["id"] for entry in entries}
-    descriptions = {name: describe_table(settings.tables / name) for name in tables}
-    for slot in plan(tables, settings.per_table, settings.concepts):
-        if slot.id in done:
-            continue
-        entry = _one_item(slot, descriptions[slot.table], settings, client, entries)
+    slots = [slot for slot in plan(tables, settings.per_table, settings.concepts) if slot.id not in done]
+    if slots:
+        say(_estimate(slots, descriptions, settings.solutions))
+    for slot in slots:
+        entry = _one_item(slot, descriptions[slot.table], samples[slot.table].path, settings, client, entries)
         append_journal(out / JOURNAL, entry)
         entries.append(entry)
         write_suite(out, entries)
@@ -291,8 +302,25 @@ def generate_closed_form(
     return entries
 
 
+def _estimate(slots: list[Slot], descriptions: dict[str, str], solutions: int) -> str:
+    """The prompt tokens the slots to go will take at most (a question and every solution asked)."""
+    prompts = [question_messages(slot, descriptions[slot.table]) for slot in slots]
+    chars = sum(len(m["content"]) for messages in prompts for m in messages) * (1 + solutions)
+    largest = max(descriptions, key=lambda name: len(descriptions[name]))
+    return (
+        f"estimate: up to {len(slots) * (1 + solutions):,} requests, about {estimate_tokens(chars):,} prompt "
+        f"tokens; the largest table description ({largest}) is about "
+        f"{estimate_tokens(descriptions[largest]):,} tokens in each request about it"
+    )
+
+
 def _one_item(
-    slot: Slot, description: str, settings: Settings, client: ModelClient, earlier: list[dict[str, Any]]
+    slot: Slot,
+    description: str,
+    table: Path,
+    settings: Settings,
+    client: ModelClient,
+    earlier: list[dict[str, Any]],
 ) -> dict[str, Any]:
     before = client.usage
     entry: dict[str, Any] = {"id": slot.id, "table": slot.table, "concept": slot.concept, "level": slot.level}
@@ -306,7 +334,7 @@ def _one_item(
         if duplicate is not None:
             entry["reason"] = f"duplicate: the question of item {duplicate}"
         else:
-            _solve(entry, row, description, settings, client)
+            _solve(entry, row, description, table, settings, client)
     used = client.usage
     entry["tokens"] = {
         "prompt": used.prompt_tokens - before.prompt_tokens,
@@ -317,9 +345,14 @@ def _one_item(
 
 
 def _solve(
-    entry: dict[str, Any], row: dict[str, Any], description: str, settings: Settings, client: ModelClient
+    entry: dict[str, Any],
+    row: dict[str, Any],
+    description: str,
+    table: Path,
+    settings: Settings,
+    client: ModelClient,
 ) -> None:
-    task = _to_task(row, (settings.tables / row["file_name"]), [], [], "generating", None)
+    task = _to_task(row, table, [], [], "generating", None)
     codes = [
         code_of(client.complete(solution_messages(row, description, n, settings.solutions)).text)
         for n in range(1, settings.solutions + 1)
@@ -341,17 +374,19 @@ def _same(a: str, b: str) -> bool:
     return " ".join(a.lower().split()) == " ".join(b.lower().split())
 
 
-def _prepare(settings: Settings, tables: list[str], model: str) -> None:
+def _prepare(settings: Settings, samples: dict[str, TableSample], model: str) -> None:
     """The suite folder, its tables and manifest; a folder generated with other settings is refused."""
+    tables = list(samples)
     wanted = {
         "tables": tables,
+        "encoding": settings.encoding,
         "per_table": settings.per_table,
         "concepts": list(settings.concepts),
         "solutions": settings.solutions,
         "agree": settings.agree,
     }
     manifest = {
-        "family": "closed_form",
+        "family": "closed-form",
         "format": "dabench",
         "description": f"Closed-form questions generated by {model} over {', '.join(tables)}.",
         "questions": "questions.jsonl",
@@ -359,7 +394,7 @@ def _prepare(settings: Settings, tables: list[str], model: str) -> None:
         "tables": "tables",
         "solutions": "solutions",
     }
-    sources = {name: settings.tables / name for name in tables}
+    sources = {name: sample.path for name, sample in samples.items()}
     prepare_generated_suite(settings.out, SETTINGS, wanted, model, sources, manifest)
 
 

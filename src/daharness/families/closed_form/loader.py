@@ -4,7 +4,8 @@ Real label files carry defects (a value that is just ``[``, duplicate names in o
 literal quotes, empty answer lists, absolute paths). They do not stop loading: each defect becomes a
 warning on the task, naming the id, and ``daharness suites check`` lists them. Structural problems that
 make a line meaningless (bad JSON, a missing field, an unknown table, labels for an unknown question)
-are errors naming the file and line.
+are errors naming the file and line. A table or solution that leads out of its folder (`core/paths.py`)
+refuses its question, listed in `Suite.unsupported` with the reason.
 """
 
 from __future__ import annotations
@@ -16,11 +17,11 @@ from typing import Any
 
 from daharness.core.errors import UserError, located
 from daharness.core.jsonl import iter_jsonl, read_text
+from daharness.core.paths import Refused, SuiteFolder
 from daharness.core.registry import suite_format
 from daharness.core.suite import Suite
 from daharness.core.task import (
     AnswerFormat,
-    Family,
     Gold,
     ReferenceSolution,
     ScorerSpec,
@@ -43,13 +44,18 @@ def load_dabench(
     *,
     suite: str,
     solutions: Path | None = None,
+    refused: dict[str, str] | None = None,
 ) -> list[Task]:
     """Read official DABench files into Tasks (in question-file order).
 
-    `tables` may be None when only scoring: tasks then carry no workspace files.
+    `tables` may be None when only scoring: tasks then carry no workspace files. A question whose table
+    or solution is refused (a link out of its folder, a FIFO...) goes into `refused` with the reason;
+    without `refused` it is an error naming the line.
     """
     if tables is not None and not tables.is_dir():
         raise UserError(f"{tables}: tables folder not found")
+    table_folder = SuiteFolder.at(tables) if tables is not None else None
+    solution_folder = SuiteFolder.at(solutions) if solutions is not None else None
     label_rows = _read_labels(labels) if labels is not None else None
     tasks: list[Task] = []
     seen: dict[str, int] = {}
@@ -61,24 +67,35 @@ def load_dabench(
                 questions, f"duplicate question id {row['id']!r} (first on line {seen[task_id]})", line
             )
         seen[task_id] = line
-        table = tables / row["file_name"] if tables is not None else None
-        if table is not None and not table.is_file():
-            raise located(
-                questions, f"question {task_id}: table {row['file_name']!r} not found in {tables}", line
+        try:
+            table = table_folder.file(row["file_name"], what="table") if table_folder else None
+            solution = (
+                solution_folder.optional_file(f"{task_id}.py", what="reference solution")
+                if solution_folder
+                else None
             )
+        except Refused as exc:
+            if exc.missing:
+                raise located(
+                    questions, f"question {task_id}: table {row['file_name']!r} not found in {tables}", line
+                ) from None
+            if refused is None:
+                raise located(questions, f"question {task_id}: {exc}", line) from None
+            refused[task_id] = f"refused: {exc}"
+            continue
         answers, warnings = ([], [])
         if label_rows is not None:
             if task_id not in label_rows:
                 raise located(questions, f"question {task_id} has no labels in {labels}", line)
             answers, warnings = _clean_answers(task_id, label_rows[task_id][1], row["format"])
-        tasks.append(_to_task(row, table, answers, warnings, suite, solutions))
+        tasks.append(_to_task(row, table, answers, warnings, suite, solution))
     if label_rows is not None:
         for task_id, (label_line, _) in label_rows.items():
             if task_id not in seen:
                 raise located(
                     labels, f"labels for id {task_id} but no such question in {questions}", label_line
                 )
-    if not tasks:
+    if not tasks and not refused:
         raise UserError(f"{questions}: no questions")
     return tasks
 
@@ -151,19 +168,18 @@ def _to_task(
     answers: list[tuple[str, str]],
     warnings: list[str],
     suite: str,
-    solutions: Path | None,
+    solution: Path | None,
 ) -> Task:
-    reference = None
-    if solutions is not None and (solution := solutions / f"{row['id']}.py").is_file():
-        reference = ReferenceSolution(language="python", code=read_text(solution))
+    """`table` and `solution` (None: none) are checked paths (`core/paths.py`)."""
+    reference = ReferenceSolution(language="python", code=read_text(solution)) if solution else None
     concepts = row.get("concepts", [])
     return Task(
         id=str(row["id"]),
         suite=suite,
-        family=Family.closed_form,
+        family="closed-form",
         instructions=[row["question"]],
         constraints=str(row.get("constraints") or ""),
-        files=[WorkspaceFile(path=row["file_name"], source=table.resolve())] if table else [],
+        files=[WorkspaceFile(path=row["file_name"], source=table)] if table else [],
         gold=Gold(answers=answers),
         answer_format=AnswerFormat(
             kind="at_name", text=row["format"], names=list(dict.fromkeys(_FORMAT_NAME.findall(row["format"])))
@@ -185,22 +201,35 @@ def dabench_suite(location: Path, options: Mapping[str, Any]) -> Suite:
     """Official InfiAgent-DABench files: `dabench:QUESTIONS.jsonl` (labels and tables beside it, or
     `--labels` / `--tables`), or a built-in folder whose suite.json names its files."""
     if location.is_dir():
-        if not (location / "suite.json").is_file():
+        folder = SuiteFolder.at(location)
+        if folder.optional_file("suite.json", what="manifest") is None:
             raise UserError(
                 f"{location}: a folder without suite.json; name the questions file (dabench:FILE)"
             )
         manifest = read_manifest(location)
+        if given := [f"--{name}" for name in ("labels", "tables") if options.get(name)]:
+            raise UserError(
+                f"{' and '.join(given)}: the suite {manifest.get('name', location)} names its own files in its "
+                "suite.json; they apply to dabench:QUESTIONS.jsonl"
+            )
         for key in ("questions", "labels", "tables", *(["solutions"] if "solutions" in manifest else [])):
             if not isinstance(manifest.get(key), str):
-                raise UserError(f"{location / 'suite.json'}: field {key!r} must name a file or folder")
+                raise UserError(f"{location}/suite.json: field {key!r} must name a file or folder")
+        refused: dict[str, str] = {}
         tasks = load_dabench(
-            location / manifest["questions"],
-            location / manifest["labels"],
-            location / manifest["tables"],
+            folder.file(manifest["questions"], what="questions file"),
+            folder.file(manifest["labels"], what="labels file"),
+            folder.folder(manifest["tables"], what="tables folder"),
             suite=manifest["name"],
-            solutions=location / manifest["solutions"] if manifest.get("solutions") else None,
+            solutions=folder.folder(manifest["solutions"], what="solutions folder")
+            if manifest.get("solutions")
+            else None,
+            refused=refused,
         )
-        return Suite(manifest["name"], tasks, manifest.get("description", ""), {"builtin": manifest["name"]})
+        return Suite(
+            manifest["name"], tasks, manifest.get("description", ""), {"builtin": manifest["name"]},
+            unsupported=refused,
+        )  # fmt: skip
     labels, tables = options.get("labels"), options.get("tables")
     return _load_by_path(location, Path(labels) if labels else None, Path(tables) if tables else None)
 
@@ -208,26 +237,28 @@ def dabench_suite(location: Path, options: Mapping[str, Any]) -> Suite:
 def _load_by_path(questions: Path, labels: Path | None, tables: Path | None) -> Suite:
     if not questions.is_file():
         raise UserError(f"{questions}: questions file not found")
+    beside = SuiteFolder.at(questions.parent)  # what is found beside the questions stays inside it
     if labels is None:
-        guess = questions.with_name(questions.name.replace("questions", "labels"))
-        if guess == questions or not guess.is_file():
+        guess = questions.name.replace("questions", "labels")
+        found = beside.optional_file(guess, what="labels file") if guess != questions.name else None
+        if found is None:
             raise UserError(f"{questions}: no labels file beside it; name one with --labels")
-        labels = guess
+        labels = found
     if tables is None:
-        candidates = [questions.parent / "da-dev-tables", questions.parent / "tables"]
-        tables = next((c for c in candidates if c.is_dir()), None)
+        tables = next(
+            (found for name in ("da-dev-tables", "tables") if (found := beside.optional_folder(name))), None
+        )
         if tables is None:
             raise UserError(
                 f"{questions}: no tables folder (da-dev-tables/ or tables/) beside it; use --tables"
             )
     name = f"dabench:{questions.stem}"
-    solutions = questions.parent / "solutions"  # optional reference solutions, <id>.py
-    tasks = load_dabench(
-        questions, labels, tables, suite=name, solutions=solutions if solutions.is_dir() else None
-    )
+    solutions = beside.optional_folder("solutions", what="solutions folder")  # optional, <id>.py
+    refused: dict[str, str] = {}
+    tasks = load_dabench(questions, labels, tables, suite=name, solutions=solutions, refused=refused)
     sources = {
         "questions": str(questions.resolve()),
         "labels": str(labels.resolve()),
         "tables": str(tables.resolve()),
     }
-    return Suite(name=name, tasks=tasks, sources=sources)
+    return Suite(name=name, tasks=tasks, sources=sources, unsupported=refused)

@@ -8,8 +8,7 @@ from typing import Any
 
 from daharness.core.errors import UserError, located
 from daharness.core.jsonl import iter_jsonl
-from daharness.core.task import Family
-from daharness.families.closed_form.family import dabench_figures, question_result
+from daharness.families.closed_form.figures import dabench_figures, question_result
 from daharness.families.closed_form.loader import load_dabench
 from daharness.families.closed_form.scorer import score_closed_form
 from daharness.suites import load_suite
@@ -41,7 +40,7 @@ def rescore_dabench(
     """Score every question against the responses; returns (figures, loader warnings)."""
     if suite is not None:
         tasks = load_suite(suite).tasks
-        if any(task.family != Family.closed_form for task in tasks):
+        if any(task.family != "closed-form" for task in tasks):
             raise UserError(
                 f"--suite {suite}: not a closed-form suite; --responses rescoring needs @name[value] answers"
             )

@@ -42,10 +42,11 @@ from daharness.scoring.plain_number import PLAIN_NUMBER
 Mode = Literal["strict", "normalized"]
 MODES: tuple[Mode, ...] = ("strict", "normalized")
 CLOSED_FORM_MODES = ModeGroup(
-    "closed_form",
+    "closed-form",
     ("normalized", "strict"),
     default="normalized",
     help="'strict' is InfiAgent-DABench's official rule; 'normalized' fixes its unfair cases.",
+    former_names=("closed_form",),  # run.json of daharness before 0.2's format 3
 )
 
 OFFICIAL_PATTERN = re.compile(r"@(\w+)\[(.*?)\]")

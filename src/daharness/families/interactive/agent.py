@@ -24,9 +24,12 @@ from __future__ import annotations
 import re
 from typing import Any, ClassVar
 
+from pydantic import Field
+
 from daharness.agents.budget import Budget, SampleLimits
 from daharness.agents.llm import ModelAgent, StopSample, truncate
-from daharness.agents.options import AgentOptions
+from daharness.agents.options import AgentSettings
+from daharness.core.agent import AgentOptions
 from daharness.core.backend import SandboxBackend
 from daharness.core.observation import Observation
 from daharness.core.registry import agent
@@ -43,6 +46,17 @@ _TERMINATE = re.compile(r"Terminate\s*\[\s*([A-J])\s*\]", re.IGNORECASE)
 _NO_QUESTION = "NO QUESTION"
 
 
+class InteractiveOptions(AgentOptions):
+    clarify: bool = Field(
+        False, description="The agent may ask the user one question before each code answer."
+    )
+    simulator_model: str | None = Field(
+        None,
+        description="Model of the user simulator that answers clarifying questions (default: the task's "
+        "scripted answer), reached with the same endpoint options as --model.",
+    )
+
+
 class InteractiveAgent(ModelAgent):
     """What the four agents share: retrieval, clarification, and the two kinds of answer."""
 
@@ -50,35 +64,32 @@ class InteractiveAgent(ModelAgent):
     default_max_steps = REACT_STEPS  # ReAct steps of a multiple-choice turn (the paper's MAX STEP)
     code_style: ClassVar[str] = "base"  # base | cot | air
     choice_style: ClassVar[str] = "base"  # base | cot | react | air
+    options: InteractiveOptions
 
     @classmethod
-    def build(cls, options: AgentOptions) -> InteractiveAgent:
+    def build(cls, settings: AgentSettings, options: InteractiveOptions) -> InteractiveAgent:
+        simulator_model = settings.named_model(options.simulator_model)
         simulator: UserSimulator = (
-            LLMSimulator(options.client(options.simulator_model, "simulator"))
-            if options.simulator_model is not None
+            LLMSimulator(settings.client(simulator_model, "simulator"))
+            if simulator_model is not None
             else ScriptedSimulator()
         )
-        return cls(
-            options.client(options.model, cls.name),
-            options.limits,
-            clarify=options.clarify,
-            simulator=simulator,
-        )
+        return cls(settings.client(settings.model, cls.name), settings.limits, options, simulator=simulator)
 
     def __init__(
         self,
         model: ModelClient,
         limits: SampleLimits | None = None,
+        options: InteractiveOptions | None = None,
         *,
-        clarify: bool = False,
         simulator: UserSimulator | None = None,
     ) -> None:
-        super().__init__(model, limits)
-        self.clarify = clarify
+        super().__init__(model, limits, options or InteractiveOptions())
+        self.clarify = self.options.clarify
         self.simulator = simulator or ScriptedSimulator()
 
     def describe(self) -> dict[str, Any]:
-        return {**super().describe(), "clarify": self.clarify, "simulator": self.simulator.describe()}
+        return {**super().describe(), "simulator": self.simulator.describe()}
 
     def solve(self, task: Task, sandbox: SandboxBackend) -> Submission:
         submission = Submission(stop_reason="final_answer")
@@ -237,12 +248,20 @@ def _render(observation: Observation) -> str:
     return truncate("\n".join(parts).strip() or "(no output; print what you want to see)", OBSERVATION_LIMIT)
 
 
-@agent("base", "Tapilot-Crossing Model-Base: code or the option's letter directly (needs --model)")
+@agent(
+    "base",
+    "Tapilot-Crossing Model-Base: code or the option's letter directly (needs --model)",
+    options=InteractiveOptions,
+)
 class BaseAgent(InteractiveAgent):
     name = "base"
 
 
-@agent("cot", "Tapilot-Crossing Agent, zero-shot chain of thought: an outline, then code (needs --model)")
+@agent(
+    "cot",
+    "Tapilot-Crossing Agent, zero-shot chain of thought: an outline, then code (needs --model)",
+    options=InteractiveOptions,
+)
 class CotAgent(InteractiveAgent):
     name = "cot"
     code_style = "cot"
@@ -252,6 +271,7 @@ class CotAgent(InteractiveAgent):
 @agent(
     "react-mc",
     "Tapilot-Crossing Agent: ReAct with the executor for multiple choice, CoT for code (needs --model)",
+    options=InteractiveOptions,
 )
 class ReactChoiceAgent(InteractiveAgent):
     name = "react-mc"
@@ -259,7 +279,11 @@ class ReactChoiceAgent(InteractiveAgent):
     choice_style = "react"
 
 
-@agent("air", "Tapilot-Crossing Inter-Agent: Adaptive Interaction Reflection (needs --model)")
+@agent(
+    "air",
+    "Tapilot-Crossing Inter-Agent: Adaptive Interaction Reflection (needs --model)",
+    options=InteractiveOptions,
+)
 class AirAgent(InteractiveAgent):
     name = "air"
     code_style = "air"

@@ -8,10 +8,7 @@ each left (unread, `scorers/record.py`) in `submission.evidence["interactive"]` 
 need no execution. `damaged` gives `daharness validate` wrong answers: a changed number or text, a
 dropped intent, the same results without the private library, the suite's decoys, a wrong letter.
 
-Report figures (paper Table 3 and Figure 4): Acc and AccR by mode (normal, action, private,
-private-action), code generation and multiple choice apart and together; accuracy by action type and
-by result type (each intent on its own); the official intent-weighted accuracy (an all-right query counts
-once per intent); and the clarification turns, how often the agent asked and got an answer.
+Report figures (paper Table 3 and Figure 4): `figures.py`.
 """
 
 from __future__ import annotations
@@ -23,14 +20,15 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from rich.table import Table
-
 from daharness.core.backend import SandboxBackend
 from daharness.core.family import FamilyBase, FormatOption, OpenFresh, SampleEnvironment
+from daharness.core.figures import FamilyFigures
 from daharness.core.record import SampleRecord, Suspicion
 from daharness.core.registry import family
 from daharness.core.submission import Submission
 from daharness.core.task import Task
+from daharness.families.interactive.commands import DialoguesGeneration, ResponseFilesRescoring
+from daharness.families.interactive.figures import figure_tables, interactive_figures
 from daharness.families.interactive.release_run import evaluate_entry, is_release_code
 from daharness.families.interactive.run import (
     HistoryFirst,
@@ -42,13 +40,6 @@ from daharness.families.interactive.run import (
 from daharness.families.interactive.scorers.choice import LETTERS
 from daharness.families.interactive.scorers.code import INTERACTIVE_MODES, extract_code
 from daharness.families.interactive.scorers.record import read_record
-from daharness.report.bars import svg_bars
-from daharness.report.html import card
-from daharness.report.html import pct as pct_html
-from daharness.report.terminal import pct
-
-MODES = ("normal", "action", "private", "private_action")
-MODE_TITLES = {"normal": "Normal", "action": "Action", "private": "Private", "private_action": "Pri-Act"}
 
 
 @family("interactive", order=30)
@@ -59,12 +50,15 @@ class InteractiveFamily(FamilyBase):
     modes = INTERACTIVE_MODES
     mode_help = "Interactive (Tapilot-Crossing) scoring: 'corrected' or 'official' (released rules)."
     suite_dir = Path(__file__).parent / "suite"
+    rescoring = ResponseFilesRescoring()
+    generation = DialoguesGeneration()
     format_options = (
         FormatOption(
             "files",
             "tapilot: suites: the official files to run, comma-separated (e.g. normal,action_una).",
             kind="text",
             variant=True,
+            formats=("tapilot",),
         ),
         FormatOption(
             "cse_url",
@@ -72,6 +66,7 @@ class InteractiveFamily(FamilyBase):
             kind="text",
             flag="--tapilot-cse-url",
             variant=True,
+            formats=("tapilot",),
         ),
         FormatOption(
             "cse_models",
@@ -79,6 +74,7 @@ class InteractiveFamily(FamilyBase):
             kind="text",
             flag="--tapilot-cse-models",
             variant=True,
+            formats=("tapilot",),
         ),
         FormatOption(
             "timeout_s",
@@ -86,6 +82,7 @@ class InteractiveFamily(FamilyBase):
             kind="text",
             flag="--tapilot-timeout",
             variant=True,
+            formats=("tapilot",),
         ),
     )
 
@@ -151,226 +148,12 @@ class InteractiveFamily(FamilyBase):
 
     # ---- report --------------------------------------------------------------------------------------
 
-    def figures(self, records: list[SampleRecord]) -> dict[str, Any] | None:
-        rows = [
-            _row(r) for r in records if r.status == "scored" and r.score is not None and not r.score.excluded
-        ]
-        if not rows:
-            return None
-        table3 = {
-            metric: {
-                **{mode: _mean([r[metric] for r in rows if r["mode"] == mode]) for mode in MODES},
-                "code": _mean([r[metric] for r in rows if r["answer_type"] == "code"]),
-                "choice": _mean([r[metric] for r in rows if r["answer_type"] == "choice"]),
-                "overall": _mean([r[metric] for r in rows]),
-            }
-            for metric in ("acc", "accr")
-        }
-        by_mode = {
-            mode: {
-                answer: _group([r for r in rows if r["mode"] == mode and r["answer_type"] == answer])
-                for answer in ("code", "choice")
-            }
-            for mode in MODES
-            if any(r["mode"] == mode for r in rows)
-        }
-        actions = sorted({r["action"] for r in rows if r["action"]})
-        intents = [intent for r in rows for intent in r["intents"]]
-        result_types = sorted({intent["type"] for intent in intents})
-        weighted = sum(len(r["intents"]) or 1 for r in rows)
-        asked = [r for r in rows if r["asked"]]
-        clarify = [r for r in rows if r["action"] == "clarification"]
-        return {
-            "table3": table3,
-            "by_mode": by_mode,
-            "by_action": {action: _group([r for r in rows if r["action"] == action]) for action in actions},
-            "by_result_type": {
-                kind: {
-                    "intents": sum(i["type"] == kind for i in intents),
-                    "acc": _mean([float(i["right"]) for i in intents if i["type"] == kind]),
-                }
-                for kind in result_types
-            },
-            "intent_weighted_acc": round(
-                sum((len(r["intents"]) or 1) * r["acc"] for r in rows) / weighted, 4
-            ),
-            "clarification": {
-                "turns": len(clarify),
-                "asked": sum(r["asked"] > 0 for r in clarify),
-                "answered": sum(r["answered"] > 0 for r in clarify),
-                "acc_asked": _mean([r["acc"] for r in clarify if r["asked"]]),
-                "acc_not_asked": _mean([r["acc"] for r in clarify if not r["asked"]]),
-                "questions_in_all_turns": sum(r["asked"] for r in rows),
-                "turns_with_questions": len(asked),
-            },
-            "ambiguous_replies": sum(r["ambiguous"] for r in rows),
-            **(
-                {"release": _release_figures(released)}
-                if (released := [r for r in rows if r["release"]])
-                else {}
-            ),
-            "counts": {
-                "samples": len(rows),
-                "code": sum(r["answer_type"] == "code" for r in rows),
-                "choice": sum(r["answer_type"] == "choice" for r in rows),
-                "intents": len(intents),
-            },
-        }
-
-    def print_figures(self, console: Any, figures: dict[str, Any], title: str) -> None:
-        if "release" in figures:
-            _print_release(console, figures["release"], title)
-        table3 = Table(title=f"{title} · Table 3 layout", title_justify="left")
-        table3.add_column("")
-        columns = [*MODES, "code", "choice", "overall"]
-        for column in columns:
-            table3.add_column(MODE_TITLES.get(column, column.capitalize()), justify="right")
-        for metric, label in (("acc", "Acc"), ("accr", "AccR")):
-            table3.add_row(label, *(pct(figures["table3"][metric][c]) for c in columns))
-        console.print(table3)
-        apart = Table(title="by mode and answer type (Acc / AccR, samples)", title_justify="left")
-        for column in ("mode", "code generation", "multiple choice"):
-            apart.add_column(column)
-        for mode, groups in figures["by_mode"].items():
-            apart.add_row(MODE_TITLES[mode], *(_cell(groups[answer]) for answer in ("code", "choice")))
-        console.print(apart)
-        breakdown = Table(show_header=True, title_justify="left")
-        for column in ("breakdown", "group", "Acc", "n"):
-            breakdown.add_column(column)
-        for action, group in figures["by_action"].items():
-            breakdown.add_row("action type", action, pct(group["acc"]), str(group["n"]))
-        for kind, group in figures["by_result_type"].items():
-            breakdown.add_row("result type (intents)", kind, pct(group["acc"]), str(group["intents"]))
-        console.print(breakdown)
-        clarification = figures["clarification"]
-        console.print(
-            f"intent-weighted Acc {pct(figures['intent_weighted_acc'])} · ambiguous replies "
-            f"{figures['ambiguous_replies']} · clarification turns "
-            f"{clarification['turns']}: asked in {clarification['asked']}, answered in {clarification['answered']} "
-            f"(Acc asked {pct(clarification['acc_asked'])}, not asked {pct(clarification['acc_not_asked'])}); "
-            f"questions in all turns {clarification['questions_in_all_turns']}"
-        )
-
-    def html(self, figures: dict[str, Any]) -> str:
-        overall = figures["table3"]
-        cards = "".join(
-            card(label, pct_html(overall[metric][column]))
-            for label, metric, column in (
-                ("Acc", "acc", "overall"),
-                ("AccR", "accr", "overall"),
-                ("Acc code generation", "acc", "code"),
-                ("Acc multiple choice", "acc", "choice"),
-            )
-        )
-        if cse := figures.get("release", {}).get("cse"):  # the paper's soft metric, when it was computed
-            cards += card("AccSE (CSE)", pct_html(cse["accse"])) + card("AccSER", pct_html(cse["accser"]))
-        columns = [*MODES, "code", "choice", "overall"]
-        header = "".join(f"<th>{MODE_TITLES.get(c, c.capitalize())}</th>" for c in columns)
-        body = "".join(
-            f"<tr><td>{label}</td>"
-            + "".join(f"<td>{pct_html(overall[metric][c])}</td>" for c in columns)
-            + "</tr>"
-            for metric, label in (("acc", "Acc"), ("accr", "AccR"))
-        )
-        clarification = figures["clarification"]
-        return (
-            f'<div class="cards">{cards}</div><table><tr><th></th>{header}</tr>{body}</table>'
-            f"<p>Clarification turns: {clarification['turns']}, the agent asked in {clarification['asked']} and "
-            f'got an answer in {clarification["answered"]}.</p><div class="charts">'
-            f"<figure>{svg_bars({k: v['acc'] or 0.0 for k, v in figures['by_action'].items()}, 'Acc by action type', True, 'Acc')}</figure>"
-            f"<figure>{svg_bars({k: v['acc'] or 0.0 for k, v in figures['by_result_type'].items()}, 'Acc by result type (intents)', True, 'Acc')}</figure></div>"
-        )
+    def figures(self, records: list[SampleRecord]) -> FamilyFigures | None:
+        figures = interactive_figures(records)
+        return None if figures is None else figure_tables(figures)
 
 
 # ---- helpers ------------------------------------------------------------------------------------------
-
-
-def _row(record: SampleRecord) -> dict[str, Any]:
-    details = record.score.details if record.score else {}
-    clarification = details.get("clarification") or {}
-    value = record.score.value if record.score else 0.0
-    return {
-        "mode": details.get("mode") or record.category or "normal",
-        "action": details.get("action", record.subcategory),
-        "answer_type": details.get("answer_type", "code"),
-        "acc": float(details.get("acc", value)),
-        "accr": float(details.get("accr", value)),
-        "intents": details.get("intents", []),
-        "release": details.get("release"),
-        "cse": details.get("cse"),
-        "domain": next((t.removeprefix("domain:") for t in record.tags if t.startswith("domain:")), None),
-        "ambiguous": bool(details.get("ambiguous", False)),
-        "asked": int(clarification.get("asked", 0)),
-        "answered": int(clarification.get("answered", 0)),
-    }
-
-
-def _release_figures(rows: list[dict[str, Any]]) -> dict[str, Any]:
-    """Official files' entries as the release counts them (intents credited over intents, per file and
-    overall), and Acc over entries by file, domain and result type."""
-
-    def counted(group: list[dict[str, Any]]) -> dict[str, Any]:
-        correct = sum(r["release"]["credit"] for r in group)
-        total = sum(r["release"]["intents"] for r in group)
-        return {"correct": correct, "total": total, "accuracy": round(correct / total, 4) if total else None}
-
-    files = sorted({r["release"]["file"] for r in rows})
-    domains = sorted({r["domain"] for r in rows if r["domain"]})
-    kinds = sorted({i["type"] for r in rows for i in r["intents"]})
-    soft = [r["cse"] for r in rows if r["cse"] and "accse" in r["cse"]]
-    return {
-        **(
-            {
-                "cse": {key: _mean([s[key] for s in soft]) for key in ("accse", "accser", "s1", "s2")}
-                | {"n": len(soft), "failed": sum(1 for r in rows if r["cse"] and "error" in r["cse"])}
-            }
-            if soft or any(r["cse"] for r in rows)
-            else {}
-        ),
-        "by_file": {f: counted([r for r in rows if r["release"]["file"] == f]) for f in files},
-        "overall": counted(rows),
-        "by_domain": {d: _group([r for r in rows if r["domain"] == d]) for d in domains},
-        "by_result_type": {
-            k: _group([r for r in rows if any(i["type"] == k for i in r["intents"])]) for k in kinds
-        },
-    }
-
-
-def _print_release(console: Any, release: dict[str, Any], title: str) -> None:
-    table = Table(
-        title=f"{title} · official files (intents, as the release counts them)", title_justify="left"
-    )
-    for column in ("file", "correct", "total", "accuracy"):
-        table.add_column(column, justify="left" if column == "file" else "right")
-    for name, figure in [*release["by_file"].items(), ("overall", release["overall"])]:
-        table.add_row(name, str(figure["correct"]), str(figure["total"]), pct(figure["accuracy"]))
-    console.print(table)
-    groups = Table(title="official files by domain and result type (Acc over entries)", title_justify="left")
-    for column in ("breakdown", "group", "Acc", "n"):
-        groups.add_column(column)
-    for label, key in (("domain", "by_domain"), ("result type", "by_result_type")):
-        for name, group in release[key].items():
-            groups.add_row(label, name, pct(group["acc"]), str(group["n"]))
-    console.print(groups)
-    if cse := release.get("cse"):
-        console.print(
-            f"CSE (code entries, {cse['n']} scored, {cse['failed']} without embeddings): AccSE {pct(cse['accse'])}"
-            f" · AccSER {pct(cse['accser'])} · mean S1 (CodeT5+) {cse['s1']} · mean S2 (Ada) {cse['s2']}"
-        )
-
-
-def _mean(values: list[float]) -> float | None:
-    return round(sum(values) / len(values), 4) if values else None
-
-
-def _group(rows: list[dict[str, Any]]) -> dict[str, Any]:
-    return {"n": len(rows), "acc": _mean([r["acc"] for r in rows]), "accr": _mean([r["accr"] for r in rows])}
-
-
-def _cell(group: dict[str, Any]) -> str:
-    if not group["n"]:
-        return "—"
-    return f"{pct(group['acc'])} / {pct(group['accr'])} ({group['n']})"
 
 
 def _with_evidence(submission: Submission, evidence: dict[str, Any], key: str = "interactive") -> Submission:

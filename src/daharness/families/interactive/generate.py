@@ -7,7 +7,8 @@ history will. A code turn is kept when its code runs and leaves every result it 
 turn (insight mining, plot QA, best guess) when its code runs and prints `Answer: X` for one of its
 options. Anything else is dropped with its reason and the client asks again with the next turn type.
 
-Each finished dialogue is one line of the journal `review.jsonl` (every turn tried, kept or dropped and
+The tables are read with caps, and a table that cannot be read is skipped with one line
+(`suites/user_tables.py`). Each finished dialogue is one line of the journal `review.jsonl` (every turn tried, kept or dropped and
 why), flushed before the next starts; the suite's files are rewritten from it, so a re-run of the same
 command goes on where a crash left it.
 """
@@ -17,17 +18,17 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from daharness.core.errors import UserError
 from daharness.core.generated_suite import prepare_generated_suite
 from daharness.core.jsonl import append_journal, read_journal, write_atomic
 from daharness.core.limits import Limits
-from daharness.core.task import AnswerFormat, Family, Gold, Task, WorkspaceFile
+from daharness.core.task import AnswerFormat, Gold, Task, WorkspaceFile
 from daharness.families.interactive.loader import RESULT_TYPES as ALL_RESULT_TYPES
 from daharness.models import ModelClient
+from daharness.suites.user_tables import TableLimits, TableSample, estimate_tokens, read_tables
 
 JOURNAL = "review.jsonl"
 SETTINGS = "generation.json"
@@ -57,14 +58,20 @@ class Settings:
     turns: int = 4
     backend: str = "bwrap"
     limits: Limits | None = None
+    encoding: str | None = None  # of the tables (None: detected)
+    table_limits: TableLimits = field(default_factory=TableLimits)
 
 
-def describe_table(path: Path) -> str:
-    import pandas as pd
-
-    frame = pd.read_csv(path)
-    columns = ", ".join(f"{name} ({dtype})" for name, dtype in frame.dtypes.items())
-    return f"{path.name}: {len(frame)} rows; columns: {columns}\n{frame.head(3).to_string()}"
+def describe_table(sample: TableSample, limits: TableLimits) -> str:
+    """What both personas are told of the table (as much as `limits` let be read and told)."""
+    columns = ", ".join(f"{name} ({dtype})" for name, dtype in sample.frame.dtypes.items())
+    lines = [
+        f"{sample.name}: {sample.rows_text}; columns: {columns}",
+        sample.left_out(),
+        sample.how_to_read(),
+        sample.examples(3, limits).to_string(),
+    ]
+    return sample.limit_description("\n".join(line for line in lines if line), limits)
 
 
 def _reply_json(text: str) -> dict[str, Any] | None:
@@ -211,12 +218,13 @@ def _check_run(sandbox: Any, turn: dict[str, Any]) -> str:
     return ""
 
 
-def generate_dialogue(number: int, table: Path, settings: Settings, client: ModelClient) -> dict[str, Any]:
-    """One dialogue with every turn tried: the journal's entry."""
+def generate_dialogue(
+    number: int, table: TableSample, description: str, settings: Settings, client: ModelClient
+) -> dict[str, Any]:
+    """One dialogue over `table` (described as `description`) with every turn tried: the journal's entry."""
     from daharness.sandbox import open_sandbox
 
     before = client.usage
-    description = describe_table(table)
     persona = _reply_json(client.complete(persona_messages(number, table.name, description)).text) or {}
     dialogue: dict[str, Any] = {
         "number": number,
@@ -228,8 +236,8 @@ def generate_dialogue(number: int, table: Path, settings: Settings, client: Mode
     }
     tried: list[dict[str, Any]] = []
     task = Task(
-        id=dialogue["id"], suite="generating", family=Family.interactive, instructions=["generating"],
-        files=[WorkspaceFile(path=table.name, source=table.resolve())], gold=Gold(),
+        id=dialogue["id"], suite="generating", family="interactive", instructions=["generating"],
+        files=[WorkspaceFile(path=table.name, source=table.path)], gold=Gold(),
         answer_format=AnswerFormat(kind="code", text=""),
     )  # fmt: skip
     with open_sandbox(settings.backend, task, settings.limits) as sandbox:
@@ -276,19 +284,29 @@ def generate_dialogue(number: int, table: Path, settings: Settings, client: Mode
 
 
 def generate_interactive(
-    settings: Settings, client: ModelClient, on_item: Callable[[dict[str, Any]], None] | None = None
+    settings: Settings,
+    client: ModelClient,
+    on_item: Callable[[dict[str, Any]], None] | None = None,
+    say: Callable[[str], None] = lambda line: None,
 ) -> list[dict[str, Any]]:
-    """Generate (or go on generating) the dialogues in `settings.out`; every entry of the journal."""
-    tables = sorted(settings.tables.glob("*.csv"))
-    if not tables:
-        raise UserError(f"{settings.tables}: no CSV files")
-    _prepare(settings, [t.name for t in tables], client.settings.model)
+    """Generate (or go on generating) the dialogues in `settings.out`; every entry of the journal. `say`
+    gets one line per table skipped or cut, and the estimate of the prompt tokens before the first
+    request."""
+    found = read_tables(settings.tables, settings.encoding, settings.table_limits)
+    for line in found.notes():
+        say(line)
+    tables = found.tables
+    descriptions = {sample.name: describe_table(sample, settings.table_limits) for sample in tables}
+    _prepare(settings, tables, client.settings.model)
     entries = read_journal(settings.out / JOURNAL)
     done = {entry["number"] for entry in entries}
-    for number in range(1, settings.dialogues + 1):
-        if number in done:
-            continue
-        entry = generate_dialogue(number, tables[(number - 1) % len(tables)], settings, client)
+    numbers = [number for number in range(1, settings.dialogues + 1) if number not in done]
+    chosen = {number: tables[(number - 1) % len(tables)] for number in numbers}
+    if numbers:
+        say(_estimate([descriptions[table.name] for table in chosen.values()], settings.turns))
+    for number in numbers:
+        table = chosen[number]
+        entry = generate_dialogue(number, table, descriptions[table.name], settings, client)
         append_journal(settings.out / JOURNAL, entry)
         entries.append(entry)
         write_dialogues(settings.out, entries)
@@ -298,8 +316,24 @@ def generate_interactive(
     return entries
 
 
-def _prepare(settings: Settings, tables: list[str], model: str) -> None:
-    wanted = {"tables": tables, "dialogues": settings.dialogues, "turns": settings.turns}
+def _estimate(descriptions: list[str], turns: int) -> str:
+    """The prompt tokens of the dialogues to go, at least: each request carries its table's description."""
+    requests = len(descriptions) * (1 + 2 * turns)  # a persona, then a request and an answer per turn
+    chars = sum(len(text) + 600 for text in descriptions) * (1 + 2 * turns)  # 600: the prompts' own words
+    return (
+        f"estimate: about {requests:,} requests, at least {estimate_tokens(chars):,} prompt tokens (each "
+        f"carries its table's description, up to {estimate_tokens(max(map(len, descriptions))):,} tokens)"
+    )
+
+
+def _prepare(settings: Settings, samples: list[TableSample], model: str) -> None:
+    tables = [sample.name for sample in samples]
+    wanted = {
+        "tables": tables,
+        "dialogues": settings.dialogues,
+        "turns": settings.turns,
+        "encoding": settings.encoding,
+    }
     manifest = {
         "family": "interactive",
         "format": "interactive",
@@ -307,7 +341,7 @@ def _prepare(settings: Settings, tables: list[str], model: str) -> None:
         "tables": "tables",
         "dialogues": "dialogues",
     }
-    sources = {name: settings.tables / name for name in tables}
+    sources = {sample.name: sample.path for sample in samples}
     prepare_generated_suite(settings.out, SETTINGS, wanted, model, sources, manifest)
     (settings.out / "dialogues").mkdir(exist_ok=True)
 

@@ -3,7 +3,9 @@
 The format is in the family's README.md. A suite folder holds `suite.json`, a folder of tables, an
 optional private library and `dialogues/*.json`; every turn of a dialogue that is a task becomes one
 `Task` whose history is the dialogue's earlier turns. Mistakes in the data are one-line errors naming
-the file, the task and the turn.
+the file, the task and the turn. Every file the suite names resolves inside its folder (`core/paths.py`):
+a dialogue naming a table that leads out is left out (`Suite.unsupported`, with the reason); a tables
+folder or library that does is an error.
 """
 
 from __future__ import annotations
@@ -14,13 +16,13 @@ from pathlib import Path
 from typing import Any
 
 from daharness.core.errors import UserError
-from daharness.core.jsonl import read_json
+from daharness.core.jsonl import read_json, read_text
+from daharness.core.paths import Refused, SuiteFolder
 from daharness.core.registry import check_task_scorers, suite_format
 from daharness.core.suite import Suite
 from daharness.core.task import (
     AnswerFormat,
     DialogueTurn,
-    Family,
     Gold,
     PythonLibrary,
     ReferenceSolution,
@@ -59,22 +61,35 @@ def interactive_suite(location: Path, options: Mapping[str, Any]) -> Suite:
     if not location.is_dir():
         raise UserError(f"{location}: not a folder of interactive dialogues")
     manifest = read_manifest(location)
-    tasks = load_interactive_suite(location, manifest)
-    return Suite(manifest["name"], tasks, manifest.get("description", ""), {"builtin": manifest["name"]})
+    refused: dict[str, str] = {}
+    tasks = load_interactive_suite(location, manifest, refused)
+    return Suite(
+        manifest["name"], tasks, manifest.get("description", ""), {"builtin": manifest["name"]},
+        unsupported=refused,
+    )  # fmt: skip
 
 
-def load_interactive_suite(folder: Path, manifest: dict[str, Any]) -> list[Task]:
-    tables = (folder / str(manifest.get("tables", "tables"))).resolve()
-    if not tables.is_dir():
-        raise UserError(f"{folder / 'suite.json'}: tables folder {tables} not found")
+def load_interactive_suite(location: Path, manifest: dict[str, Any], refused: dict[str, str]) -> list[Task]:
+    """The tasks of the suite folder `location`; a dialogue refused (`core/paths.py`) is left out, its
+    file's name and the reason put into `refused`."""
+    folder = SuiteFolder.at(location)
+    named = str(manifest.get("tables", "tables"))
+    tables = folder.optional_folder(named, what="tables folder")
+    if tables is None:
+        raise UserError(f"{location}/suite.json: tables folder {folder.root}/{named} not found")
     library = _library(folder, manifest)
-    dialogues = folder / str(manifest.get("dialogues", "dialogues"))
-    paths = sorted(dialogues.glob("*.json"))
-    if not paths:
-        raise UserError(f"{dialogues}: no dialogues (*.json)")
+    dialogues_name = str(manifest.get("dialogues", "dialogues"))
+    dialogues = folder.optional_folder(dialogues_name, what="dialogues folder")
+    names = [n for n in folder.names(dialogues) if n.endswith(".json")] if dialogues else []
+    if not names:
+        raise UserError(f"{location}/{dialogues_name}: no dialogues (*.json)")
     tasks: list[Task] = []
-    for path in paths:
-        tasks += _dialogue_tasks(path, manifest["name"], tables, library)
+    for name in names:
+        try:
+            path = folder.file(name, within=dialogues, what="dialogue file")
+            tasks += _dialogue_tasks(folder, path, manifest["name"], tables, library)
+        except Refused as exc:
+            refused[name.removesuffix(".json")] = f"refused (every turn of the dialogue): {exc}"
     seen: set[str] = set()
     for task in tasks:
         if task.id in seen:
@@ -86,24 +101,25 @@ def load_interactive_suite(folder: Path, manifest: dict[str, Any]) -> list[Task]
 # ---- the private library -------------------------------------------------------------------------------
 
 
-def _library(folder: Path, manifest: dict[str, Any]) -> PythonLibrary | None:
+def _library(folder: SuiteFolder, manifest: dict[str, Any]) -> PythonLibrary | None:
     if "library" not in manifest:
         return None
     spec = manifest["library"]
-    where = folder / "suite.json"
+    where = f"{folder.root}/suite.json"
     if (
         not isinstance(spec, dict)
         or not isinstance(spec.get("name"), str)
         or not isinstance(spec.get("folder"), str)
     ):
         raise UserError(f'{where}: \'library\' must be {{"name": IMPORT_NAME, "folder": FOLDER}}')
-    source = (folder / spec["folder"]).resolve()
+    source = folder.folder(spec["folder"], what="library folder")
+    folder.tree(source, what="library file")  # mounted in every sandbox: nothing in it may lead out
     name = spec["name"]
-    package, module = source / name / "__init__.py", source / f"{name}.py"
-    code_file = package if package.is_file() else module
-    if not code_file.is_file():
-        raise UserError(f"{where}: library {name!r}: neither {package} nor {module} exists")
-    others = {p.name for p in source.iterdir()} - {name, f"{name}.py", "__pycache__"}
+    package, module = f"{name}/__init__.py", f"{name}.py"
+    code_file = folder.optional_file(package, within=source) or folder.optional_file(module, within=source)
+    if code_file is None:
+        raise UserError(f"{where}: library {name!r}: neither {source}/{package} nor {source}/{module} exists")
+    others = set(folder.names(source)) - {name, f"{name}.py", "__pycache__"}
     if others:
         raise UserError(
             f"{where}: library folder {source} must hold only {name!r}; it also has {sorted(others)}"
@@ -114,7 +130,7 @@ def _library(folder: Path, manifest: dict[str, Any]) -> PythonLibrary | None:
 def describe_functions(path: Path) -> dict[str, str]:
     """Public top-level functions of a module: name -> `def name(args)` and its docstring."""
     try:
-        tree = ast.parse(path.read_text(encoding="utf-8"))
+        tree = ast.parse(read_text(path))
     except SyntaxError as exc:
         raise UserError(f"{path}:{exc.lineno}: the private library does not parse: {exc.msg}") from None
     found = {}
@@ -146,7 +162,9 @@ def task_id(dialogue: str, turn: int) -> str:
     return f"{dialogue}-{turn:02d}"
 
 
-def _dialogue_tasks(path: Path, suite: str, tables: Path, library: PythonLibrary | None) -> list[Task]:
+def _dialogue_tasks(
+    folder: SuiteFolder, path: Path, suite: str, tables: Path, library: PythonLibrary | None
+) -> list[Task]:
     raw = read_json(path)
     where = _Where(path, path.stem)
     if not isinstance(raw, dict):
@@ -164,9 +182,13 @@ def _dialogue_tasks(path: Path, suite: str, tables: Path, library: PythonLibrary
         raise where.error("'tables' must list the table files the dialogue uses")
     files = []
     for name in names:
-        if not (tables / name).is_file():
-            raise where.error(f"table {name!r} not found in {tables}")
-        files.append(WorkspaceFile(path=name, source=(tables / name).resolve()))
+        try:
+            table = folder.file(name, within=tables, what="table")
+        except Refused as exc:
+            if exc.missing:
+                raise where.error(f"table {name!r} not found in {tables}") from None
+            raise
+        files.append(WorkspaceFile(path=name, source=table))
     private = raw.get("private", False)
     if not isinstance(private, bool):
         raise where.error("'private' must be true or false")
@@ -357,7 +379,7 @@ def _turn_task(
     task = Task(
         id=task_id(dialogue, number),
         suite=context["suite"],
-        family=Family.interactive,
+        family="interactive",
         instructions=[turn["query"]],
         constraints=f"The user is a {context['user']}. {context['description']}".strip(),
         files=context["files"],

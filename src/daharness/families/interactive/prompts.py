@@ -14,6 +14,7 @@ from importlib import metadata
 from pathlib import Path
 
 from daharness.core.task import DialogueTurn, Task
+from daharness.suites.user_tables import TableLimits, Unreadable, sample_table
 
 HISTORY_TURNS = 5  # the paper shows the last 5 turns of user-code history
 PREVIEW_ROWS = 3
@@ -136,18 +137,18 @@ def user_of(task: Task) -> str:
 
 
 def table_preview(path: Path, name: str) -> str:
-    """A table's name, size and first rows, separated by ' | ' as in the paper's prompts."""
-    import pandas as pd  # here: registering the families (every command line) imports no pandas
-
+    """A table's name, size and first rows, separated by ' | ' as in the paper's prompts; read with the
+    caps of `suites/user_tables.py` (a table of 20,000 columns shows its first 100)."""
     if path.suffix.lower() != ".csv":
         return f"--- {name} ---"
     try:
-        frame = pd.read_csv(path)
-    except (OSError, ValueError, pd.errors.ParserError):
+        sample = sample_table(path, name)
+    except (OSError, Unreadable):
         return f"--- {name} ---"
-    rows = [" | ".join(map(str, frame.columns))]
-    rows += [" | ".join(map(str, row)) for row in frame.head(PREVIEW_ROWS).itertuples(index=False)]
-    return f"--- {name} ({len(frame)} rows) ---\n" + "\n".join(rows) + "\n..."
+    frame = sample.examples(PREVIEW_ROWS, TableLimits())
+    rows = [" | ".join(map(str, frame.columns)) + (f" | ... {more}" if (more := sample.left_out()) else "")]
+    rows += [" | ".join(map(str, row)) for row in frame.itertuples(index=False)]
+    return f"--- {name} ({sample.rows_text}) ---\n" + "\n".join(rows) + "\n..."
 
 
 def head(task: Task, functions: dict[str, str] | None = None) -> str:

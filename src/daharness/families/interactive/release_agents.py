@@ -25,7 +25,8 @@ from typing import Any, ClassVar
 
 from daharness.agents.budget import Budget
 from daharness.agents.llm import ModelAgent, StopSample
-from daharness.agents.options import AgentOptions
+from daharness.agents.options import AgentSettings
+from daharness.core.agent import NoAgentOptions
 from daharness.core.backend import SandboxBackend
 from daharness.core.errors import UserError
 from daharness.core.registry import agent
@@ -70,8 +71,8 @@ class ReleaseAgent(ModelAgent):
     default_max_steps = 3
 
     @classmethod
-    def build(cls, options: AgentOptions) -> ReleaseAgent:
-        return cls(options.client(options.model, cls.name), options.limits)
+    def build(cls, settings: AgentSettings, options: NoAgentOptions) -> ReleaseAgent:
+        return cls(settings.client(settings.model, cls.name), settings.limits)
 
     def describe(self) -> dict[str, Any]:
         return {**super().describe(), "setting": self.setting}
@@ -141,7 +142,8 @@ class ReleaseBaseAgent(ReleaseAgent):
 
 
 @agent(
-    "tapilot-cot", "Tapilot-Crossing files: the release's prompt with the CoT cue; Plot_QA charts as tables"
+    "tapilot-cot",
+    "Tapilot-Crossing files: the release's prompt with the CoT cue; Plot_QA charts as tables (needs --model)",
 )
 class ReleaseCotAgent(ReleaseAgent):
     name = "tapilot-cot"
@@ -160,7 +162,8 @@ class ReleaseCotAgent(ReleaseAgent):
 
 
 @agent(
-    "tapilot-air", "Tapilot-Crossing files: AIR on the release's prompt (pseudocode of the last turn first)"
+    "tapilot-air",
+    "Tapilot-Crossing files: AIR on the release's prompt (pseudocode of the last turn first; needs --model)",
 )
 class ReleaseAirAgent(ReleaseCotAgent):
     name = "tapilot-air"

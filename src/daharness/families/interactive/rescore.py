@@ -2,8 +2,10 @@
 
 The response folder is what the release's `call_api.py` writes: one `<file>.jsonl` per official file, each
 line an entry with its `response`. Each entry is scored as the run command scores it (its own
-eval_metrics, every step in a fresh sandbox; `scorers/release.py`), with the gold taken from the data
-folder's files (matched by `data_id`), not from the response file. Files are taken in the release
+eval_metrics, every step in a fresh sandbox; `scorers/release.py`). The entry is the data folder's (matched by
+`data_id`); its reference code, `eval_metrics`, `result_type` and reference answer come, in `official` mode,
+from the response row, as the release's `evaluate.py` takes them, and in corrected mode from the data folder's
+files: a response file is what a run wrote, and a row whose `eval_metrics` prints `True` must not score. Files are taken in the release
 evaluator's order; a file without responses is skipped, as it does. In `official` mode a line without a
 `data_id` (the private library's record, when a run over every line of `private.jsonl` kept it) counts
 as one failed intent, as the release counts it; in corrected mode it is left out.
@@ -33,6 +35,7 @@ from daharness.families.interactive.release_run import DEFAULT_TIMEOUT_S, evalua
 from daharness.families.interactive.tapilot import (
     CODE_GEN,
     MULTI_CHOICE,
+    as_released,
     is_library_record,
     load_file,
     locate,
@@ -69,8 +72,8 @@ def rescore_tapilot(
         if not path.is_file():
             skipped.append(name)
             continue
-        if not release.file(name).is_file():
-            raise UserError(f"{path}: no {release.file(name)} to score it against")
+        if release.file(name) is None:
+            raise UserError(f"{path}: no {release.dialogues}/{name}.jsonl to score it against")
         items += _items(path, name, load_file(release, name, timeout_s), mode)
     if not items:
         raise UserError(f"{responses}: no response files (<file>.jsonl of the eight official files)")
@@ -106,7 +109,8 @@ def _items(path: Path, name: str, tasks: list[Task], mode: str) -> list[_Item]:
         if data_id in seen:
             raise located(path, f"field 'data_id': {data_id} has two responses", number)
         seen.add(data_id)
-        found.append(_Item(f"{name}:{data_id}", name, by_id[data_id], response))
+        task = as_released(by_id[data_id], raw) if mode == "official" else by_id[data_id]
+        found.append(_Item(f"{name}:{data_id}", name, task, response))
     return found
 
 

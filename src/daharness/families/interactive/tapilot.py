@@ -5,6 +5,7 @@ The release layout: `DIR/data/dialogue_data/<file>.jsonl` and `DIR/data/resource
 the family (`FILES`); the first line of `private.jsonl` (and of `private_action_correction.jsonl`, if it
 has one) is the private library's record (`private_lib`), not an entry. Fields of an entry are those of
 the release's data README; a bad entry is a one-line error naming the file, the line and the field.
+Every file read resolves inside DIR (`core/paths.py`): a resource that is a link out of it is an error.
 """
 
 from __future__ import annotations
@@ -16,12 +17,12 @@ from typing import Any
 
 from daharness.core.errors import UserError, located
 from daharness.core.jsonl import iter_jsonl
+from daharness.core.paths import SuiteFolder
 from daharness.core.registry import suite_format
 from daharness.core.suite import Suite
 from daharness.core.task import (
     AnswerFormat,
     DialogueTurn,
-    Family,
     Gold,
     ReferenceSolution,
     ScorerSpec,
@@ -58,10 +59,12 @@ FILES = {
 }
 MULTI_CHOICE = [name for name, spec in FILES.items() if spec.choice]
 CODE_GEN = [name for name, spec in FILES.items() if not spec.choice]
-# the agent's session as the release's scripts start: the results folder there, the workspace (which holds
-# decision_company.py) importable
+# the agent's session as the release's scripts start: both results folders the release's evaluator makes
+# there (a reference solution saves into ./ref_result/, a reply into ./pred_result/), the workspace (which
+# holds decision_company.py) importable
 WORKSPACE_SETUP = (
-    "import os, sys\nos.makedirs('pred_result', exist_ok=True)\nsys.path.insert(0, os.getcwd())\n"
+    "import os, sys\nos.makedirs('ref_result', exist_ok=True)\nos.makedirs('pred_result', exist_ok=True)\n"
+    "sys.path.insert(0, os.getcwd())\n"
 )
 CODE_FORMAT = "Answer with Python code in one ```python block; it runs after the code of the earlier turns."
 CHOICE_FORMAT = "Answer with the letter of one option, e.g. 'Answer: A'."
@@ -69,26 +72,32 @@ CHOICE_FORMAT = "Answer with the letter of one option, e.g. 'Answer: A'."
 
 @dataclass(frozen=True)
 class Release:
-    """Where a release's files are."""
+    """Where a release's files are: `resources` maps each table and the library to its checked path."""
 
     dialogues: Path
     resource: Path
+    resources: dict[str, Path]
+    folder: SuiteFolder
 
-    def file(self, name: str) -> Path:
-        return self.dialogues / f"{name}.jsonl"
+    def file(self, name: str) -> Path | None:
+        """The dialogue file `name`.jsonl (its checked path), None when there is none."""
+        return self.folder.optional_file(f"{name}.jsonl", within=self.dialogues, what="dialogue file")
 
 
 def locate(folder: Path) -> Release:
     """The release layout under `folder` (its root or its `data/`)."""
-    for data in (folder / "data", folder):
-        if (data / "dialogue_data").is_dir():
-            resource = data / "resource"
-            if not resource.is_dir():
-                raise UserError(f"{folder}: no resource/ folder beside {data / 'dialogue_data'}")
-            missing = [name for name in [*TABLES.values(), LIBRARY_FILE] if not (resource / name).is_file()]
-            if missing:
+    release = SuiteFolder.at(folder)
+    for data in (release.optional_folder("data"), release.root):
+        dialogues = release.optional_folder("dialogue_data", within=data) if data else None
+        if data and dialogues:
+            resource = release.optional_folder("resource", within=data, what="resource folder")
+            if resource is None:
+                raise UserError(f"{folder}: no resource/ folder beside {dialogues}")
+            names = [*TABLES.values(), LIBRARY_FILE]
+            found = {name: release.optional_file(name, within=resource, what="resource") for name in names}
+            if missing := [name for name, path in found.items() if path is None]:
                 raise UserError(f"{resource}: missing {', '.join(missing)}")
-            return Release(data / "dialogue_data", resource)
+            return Release(dialogues, resource, {n: p for n, p in found.items() if p}, release)
     raise UserError(f"{folder}: not a Tapilot-Crossing release (no data/dialogue_data/ folder)")
 
 
@@ -99,10 +108,10 @@ def selected_files(release: Release, files: str | None) -> list[str]:
         for name in names:
             if name not in FILES:
                 raise UserError(f"--files: unknown file {name!r}; known: {', '.join(FILES)}")
-            if not release.file(name).is_file():
-                raise UserError(f"--files: {release.file(name)} not found")
+            if release.file(name) is None:
+                raise UserError(f"--files: {release.dialogues}/{name}.jsonl not found")
         return names
-    names = [name for name in FILES if release.file(name).is_file()]
+    names = [name for name in FILES if release.file(name)]
     if not names:
         raise UserError(f"{release.dialogues}: none of the eight files ({', '.join(FILES)}.jsonl)")
     return names
@@ -140,6 +149,8 @@ def load_file(
     release: Release, name: str, timeout_s: float = DEFAULT_TIMEOUT_S, cse: dict[str, Any] | None = None
 ) -> list[Task]:
     path = release.file(name)
+    if path is None:
+        raise UserError(f"{release.dialogues}/{name}.jsonl: file not found")
     tasks: list[Task] = []
     seen: dict[str, int] = {}
     for number, raw in iter_jsonl(path):
@@ -211,8 +222,7 @@ def entry_task(
     release: Release, name: str, entry: dict[str, Any], timeout_s: float, cse: dict[str, Any] | None = None
 ) -> Task:
     spec = FILES[name]
-    resource = release.resource.resolve()
-    files = [WorkspaceFile(path=f, source=resource / f) for f in [*TABLES.values(), LIBRARY_FILE]]
+    files = [WorkspaceFile(path=name, source=source) for name, source in release.resources.items()]
     data_id = entry["data_id"]
     kept = (
         "data_id",
@@ -249,7 +259,7 @@ def entry_task(
     else:
         options: dict[str, Any] = {"result_types": kinds, **({"cse": cse} if cse else {})}
         if spec.mode.startswith("private"):
-            functions = sorted(describe_functions(resource / LIBRARY_FILE))
+            functions = sorted(describe_functions(release.resources[LIBRARY_FILE]))
             code = with_history_imports(entry.get("ref_code_hist", ""), entry["reference_answer"])
             calls = called_functions(code, LIBRARY, functions)
             options.update(library=LIBRARY, library_functions=functions, reference_calls=sorted(calls))
@@ -260,7 +270,7 @@ def entry_task(
     return Task(
         id=task_id(name, data_id),
         suite=f"tapilot:{release.dialogues.parent.name}",
-        family=Family.interactive,
+        family="interactive",
         instructions=[entry["current_query"]],
         files=files,
         gold=Gold(choice=choice, data=gold),
@@ -278,6 +288,28 @@ def entry_task(
         reference=reference,
         warnings=warnings,
     )
+
+
+# the fields of a response row that the release's evaluate.py reads besides `response` (`entry.get(key, "")`)
+RELEASE_READS = ("result_type", "reference_answer", "ref_code_hist", "ref_code_all", "eval_metrics")
+
+
+def as_released(task: Task, row: Mapping[str, Any]) -> Task:
+    """The task as the release's evaluator scores a response row: its reference code, eval_metrics, result
+    types and reference answer are the row's own (call_api.py copies them from the dialogue file, so they
+    differ only when the row came from other data), a field the row lacks is empty."""
+    release = dict(task.gold.data["release"])
+    release.update({key: row.get(key, "") for key in RELEASE_READS})
+    kinds = release["result_type"]
+    spec = task.scorers[0]
+    if spec.name == "tapilot_choice":
+        options = {**spec.options, "answer": correct_letter(str(release["reference_answer"]))}
+    else:  # the release counts len(result_type) intents for a list, else one
+        types = [str(kind) for kind in kinds] if isinstance(kinds, list) and kinds else [str(kinds)]
+        options = {**spec.options, "result_types": types}
+    gold = task.gold.model_copy(update={"data": {**task.gold.data, "release": release}})
+    scorer = spec.model_copy(update={"options": options})
+    return task.model_copy(update={"gold": gold, "scorers": [scorer, *task.scorers[1:]]})
 
 
 def _prompt(entry: dict[str, Any]) -> list[DialogueTurn]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 
 from daharness.agents.da_actions import ACTION_SPACE, ANY_FENCE, DA_GRAMMAR, ActionGrammar, DaAction
-from daharness.agents.da_agent import SYSTEM_PROMPT, DaAgent, render_observation
+from daharness.agents.da_agent import SYSTEM_PROMPT, DaAgent, DaAgentOptions, render_observation
 from daharness.core.backend import SandboxBackend
 from daharness.core.observation import Observation
 from daharness.core.registry import agent
@@ -45,7 +45,9 @@ WORKFLOW_GRAMMAR = ActionGrammar(
 
 
 @agent(
-    "workflow", "Spider2-V action agent: Bash, Python, SQL, CreateFile, EditFile, Terminate (needs --model)"
+    "workflow",
+    "Spider2-V action agent: Bash, Python, SQL, CreateFile, EditFile, Terminate (needs --model)",
+    options=DaAgentOptions,
 )
 class WorkflowAgent(DaAgent):
     name = "workflow"

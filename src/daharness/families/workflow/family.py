@@ -3,14 +3,19 @@
 Sandboxes: the workspace is the task's home (HOME too), and stand-ins for `conda` and the desktop
 applications come first on PATH (`tools.py`). Before the agent, the task's setup steps run in
 order: `init.sh`-style scripts and commands run in the home; steps that only act on the desktop (open a
-file, launch an application, a browser) do nothing, unless the sample has a desktop (`screen.py`). After the agent, every process it left is stopped
-and the sandbox starts again in the checks' environment, which comes from outside what the agent could
-write (`checks.py`); the non-GUI postconfig commands run, then each check script
-(`vm_script_output`) runs in the home, read by bash from the task (not from a file in the home), and its
-standard output is kept in `submission.evidence["script_outputs"]` for the scorers.
+file, launch an application, a browser) do nothing, unless the sample has a desktop (`screen.py`).
 
-Figures, as the paper reports them: success rate (a sample succeeds when it scores 1) overall, by
-application, by category, by interface (cli / gui / cli+gui) and by instruction (abstract / verbose).
+After the agent: on a desktop, the GUI postconfig saves what the agent left unsaved; then every process
+of the agent is stopped (the desktop's run on) and the browser's shown tab is read. Then every process
+is killed and the sandbox starts again in the checks' environment, which comes from outside what the
+agent could write (`checks.py`), with a new desktop; an application's services start again there; the
+non-GUI postconfig commands run, then each check script (`vm_script_output`) runs in the home, read by
+bash from the task (not from a file in the home), and its standard output is kept in
+`submission.evidence["script_outputs"]` for the scorers; last, the page checks (`html_check`) open their
+pages in that environment's browser. Whatever fails while reading the screen, the browser or a service
+after the agent is the sample's 0 with the reason (`read_after_agent`).
+
+Figures: `figures.py`.
 """
 
 from __future__ import annotations
@@ -18,15 +23,16 @@ from __future__ import annotations
 import base64
 import shlex
 import time
-from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from rich.table import Table
-
 from daharness.core.backend import OverlayBlocked, SandboxBackend
+from daharness.core.errors import AgentFailure, InfrastructureError
 from daharness.core.family import FamilyBase, FormatOption, SampleEnvironment, SandboxAdditions
+from daharness.core.family_commands import DoctorSection
+from daharness.core.figures import FamilyFigures
 from daharness.core.record import SampleRecord, Suspicion
 from daharness.core.registry import family
 from daharness.core.runlog import ScoringSettings
@@ -50,25 +56,22 @@ from daharness.families.workflow.checks import (
     keep_setup_state,
     setup_state,
 )
+from daharness.families.workflow.cloud import session as cloud
+from daharness.families.workflow.commands import applications_section, cloud_section
+from daharness.families.workflow.figures import figure_tables, workflow_figures
+from daharness.families.workflow.getters import SUPERSET_DEFAULTS, SUPERSET_PAGE
 from daharness.families.workflow.modes import WORKFLOW_MODES
-from daharness.families.workflow.scorers.inputs import PAGE_CHECKS, SCREEN_STATES, SCRIPT_OUTPUTS
+from daharness.families.workflow.scorers.inputs import (
+    CLOUD_RESULTS,
+    PAGE_CHECKS,
+    SCREEN_STATES,
+    SCRIPT_OUTPUTS,
+)
 from daharness.families.workflow.tools import tools_dir
 from daharness.families.workflow.validate import WorkflowValidation, print_workflow_validation, validate_suite
-from daharness.report.bars import svg_bars
-from daharness.report.html import card
-from daharness.report.html import pct as pct_html
-from daharness.report.terminal import pct
+from daharness.sandbox import SandboxError
 
 CONDA_SH = "anaconda3/etc/profile.d/conda.sh"
-INTERFACES = ("cli", "gui", "cli+gui")
-INSTRUCTIONS = ("abstract", "verbose")
-_BREAKDOWNS = (
-    ("application", "by_app"),
-    ("category", "by_category"),
-    ("interface", "by_interface"),
-    ("instruction", "by_instruction"),
-    ("difficulty", "by_level"),
-)
 
 
 @family("workflow", order=30)
@@ -85,12 +88,21 @@ class WorkflowFamily(FamilyBase):
             kind="choice",
             choices=("abstract", "verbose"),
             variant=True,
+            formats=("spider2v",),
         ),
         FormatOption(
             "rag",
             "spider2v: add each task's retrieved documentation to its instruction.",
             kind="flag",
             variant=True,
+            formats=("spider2v",),
+        ),
+        FormatOption(
+            "cloud_settings",
+            "spider2v: the BigQuery and Snowflake accounts, a folder in the layout of Spider2-V's "
+            "evaluation_examples/settings/ (read on the host only), or 'local' for the local emulators.",
+            kind="text",
+            formats=("spider2v",),
         ),
     )
     suite_dir = Path(__file__).parent / "suite"
@@ -101,13 +113,16 @@ class WorkflowFamily(FamilyBase):
     ) -> list[WorkflowValidation]:
         return validate_suite(suite, tasks, scoring, concurrency)
 
+    def doctor(self) -> list[DoctorSection]:
+        return [applications_section(), cloud_section()]
+
     def print_validation(self, console: Any, suite: str, results: list[Any]) -> None:
         print_workflow_validation(console, suite, results)
 
     def sandbox_additions(self, task: Task) -> SandboxAdditions:
         base = SandboxAdditions(path_dirs=(tools_dir(),), home_is_workdir=True)
         app = app_of(task)
-        return app_additions(app, base, task.workdir) if app else base
+        return cloud.sandbox_additions(task, app_additions(app, base, task.workdir) if app else base)
 
     def prepare(self, task: Task, env: SampleEnvironment) -> None:
         app = app_of(task)
@@ -115,6 +130,7 @@ class WorkflowFamily(FamilyBase):
             for name, text in {CONDA_SH: conda_sh(), **HOME_FILES[app]}.items():
                 env.sandbox.write_file(name, text)
             app_services.start_system_services(env.sandbox, app)
+        cloud.prepare(task, env.sandbox)  # a BigQuery or Snowflake task's accounts set up, and its way out
         for step in task.setup:
             if "service" in step.args:  # an application's health check, and on a desktop its page
                 run_step(env.sandbox, step, timeout=step_timeout(task))
@@ -130,13 +146,15 @@ class WorkflowFamily(FamilyBase):
 
     def finish(self, task: Task, env: SampleEnvironment, submission: Submission) -> None:
         box = env.sandbox
+        desktop = screen.has_desktop(box)
         postconfig = [SetupStep.model_validate(raw) for raw in task.gold.data.get("postconfig", [])]
-        if screen.has_desktop(box):  # what the agent left unsaved on the screen is saved, as officially
-            gui_steps, began = list(filter(screen.is_gui_step, postconfig)), time.time()
-            for step in gui_steps:
-                submission.trajectory.append(gui_postconfig(task, box, step))
-            if gui_steps:
-                screen.settle(box, began)
+        if desktop:  # what the agent left unsaved on the screen is saved, as officially
+            with read_after_agent("the postconfig on the screen", submission):
+                gui_steps, began = list(filter(screen.is_gui_step, postconfig)), time.time()
+                for step in gui_steps:
+                    submission.trajectory.append(gui_postconfig(task, box, step))
+                if gui_steps:
+                    screen.settle(box, began)
         else:
             submission.trajectory.extend(
                 Note(text=f"postconfig {step.args['dest']} not run: it asks the screen's applications "
@@ -149,28 +167,28 @@ class WorkflowFamily(FamilyBase):
             for source in (spec.options.get("result", {}), spec.options.get("expected", {}))
             if isinstance(source, dict)
         ]
-        getters = {str(source["path"]) for source in sources if source.get("kind") == "screen"}
-        if any(source.get("kind") == "validate_correct_url" for source in sources):
-            getters.add(screen.TAB_URL)
-        if getters and screen.has_desktop(box):
-            submission.evidence[SCREEN_STATES] = screen.collect_screen(box, getters)
-        page_checks = {
-            str(source["path"]): source for source in sources if source.get("kind") == "html_check"
-        }
-        if page_checks and screen.has_desktop(box):  # in the browser the agent leaves (getters.py: why)
-            submission.evidence[PAGE_CHECKS] = found = {}
-            for dest, source in page_checks.items():
-                found[dest] = live_page_check(task, box, dest, source.get("value") or {})
-                submission.trajectory.append(
-                    Note(
-                        text=f"html_check on the screen: {dest} gave {found[dest]['url']!r}", data=found[dest]
-                    )
-                )
         if app_of(task):  # servers of the application the agent started, started again for the checks
             for server in app_services.note_agent_servers(box, env.scratch):
                 submission.trajectory.append(Note(text="a server the agent started is started again for the "
                                                   "checks", data=server))  # fmt: skip
+        getters = screen_getters(sources)
+        superset = next(
+            (s.get("value") or SUPERSET_DEFAULTS for s in sources if s.get("kind") == SUPERSET_PAGE), None
+        )
+        superset_tabs: list[dict[str, str]] = []
+        if desktop:  # the screen as the agent left it, read with nothing of the agent's running
+            if (getters or superset) and (note := screen.settle_pages(box)):
+                submission.trajectory.append(Note(text=note))
+            screen.stop_agent(box)
+            with read_after_agent("reading the browser", submission):
+                if getters:
+                    submission.evidence[SCREEN_STATES] = screen.collect_screen(box, getters)
+                if superset:
+                    superset_tabs = screen.superset_tabs(box)
+                submission.suspicions += screen.debugging_connections(box)
         box.interrupt()  # nothing the agent left running may touch its files or the checks from here on
+        if (found := cloud.collect(task, box)) is not None:  # what the accounts hold after the agent
+            submission.evidence[CLOUD_RESULTS] = found
         state = setup_state(env.scratch)
         submission.suspicions += agent_files_at_check_paths(box, state)
         outputs: dict[str, str] = {}
@@ -203,33 +221,22 @@ class WorkflowFamily(FamilyBase):
                     "stderr": observation.stderr[-2000:],
                 }),
             )  # fmt: skip
+        page_checks = {str(s["path"]): s for s in sources if s.get("kind") == "html_check"}
+        if (page_checks or superset) and desktop:
+            with read_after_agent("the page checks", submission):
+                reopen_pages(task, box, submission)
+                if page_checks:
+                    check_pages(box, page_checks, submission)
+                if superset:
+                    states = submission.evidence.setdefault(SCREEN_STATES, {})
+                    states[SUPERSET_PAGE] = screen.superset_checks(
+                        box, superset_tabs, superset["url"], superset["title"]
+                    )
+                submission.suspicions += screen.debugging_connections(box)
 
-    def figures(self, records: list[SampleRecord]) -> dict[str, Any] | None:
-        return workflow_figures(records)
-
-    def print_figures(self, console: Any, figures: dict[str, Any], title: str) -> None:
-        table = Table(title=title, title_justify="left")
-        for column in ("breakdown", "group", "samples", "success"):
-            table.add_column(column, justify="right" if column in ("samples", "success") else "left")
-        table.add_row("all", "", str(figures["samples"]), pct(figures["success_rate"]))
-        for label, key in _BREAKDOWNS:
-            for group, row in figures[key].items():
-                table.add_row(label, group, str(row["samples"]), pct(row["success_rate"]))
-        console.print(table)
-
-    def html(self, figures: dict[str, Any]) -> str:
-        def rates(key: str) -> dict[str, float]:
-            return {group: row["success_rate"] for group, row in figures[key].items()}
-
-        return (
-            f'<div class="cards">{card("success rate", pct_html(figures["success_rate"]))}'
-            f'{card("mean score", pct_html(figures["mean_score"]))}</div><div class="charts">'
-            f"<figure>{svg_bars(rates('by_app'), 'Success rate by application', False, 'success')}</figure>"
-            f"<figure>{svg_bars(rates('by_category'), 'Success rate by category', False, 'success')}</figure>"
-            f"<figure>{svg_bars(rates('by_interface'), 'Success rate by interface', False, 'success')}</figure>"
-            f"<figure>{svg_bars(rates('by_instruction'), 'Success rate by instruction', False, 'success')}</figure>"
-            "</div>"
-        )
+    def figures(self, records: list[SampleRecord]) -> FamilyFigures | None:
+        figures = workflow_figures(records)
+        return None if figures is None else figure_tables(figures)
 
 
 def gui_postconfig(task: Task, box: SandboxBackend, step: SetupStep) -> Note:
@@ -246,20 +253,55 @@ def gui_postconfig(task: Task, box: SandboxBackend, step: SetupStep) -> Note:
     )
 
 
-def live_page_check(task: Task, box: SandboxBackend, dest: str, config: dict[str, Any]) -> dict[str, Any]:
-    """The official `html_check` before the agent's processes stop: its script (given to bash as the task
-    gives it) prints a URL, which is opened in the browser the agent leaves, logged into the application as
-    officially (a browser started for the checks would not be). The script runs beside what the agent
-    left running, so it runs again in the checks' environment, where the corrected mode wants the same
-    URL (`getters.html_check`)."""
-    script = next(s for s in task.gold.data.get("scripts", []) if s["dest"] == dest)
-    observation = run_script(box, Path(script["source"]), dest, in_place=False, timeout=step_timeout(task))
-    return screen.check_page(
-        box,
-        observation.stdout,
-        [str(p) for p in config.get("css_paths", [])],
-        float(config.get("timeout", 5000)),
-    )
+@contextmanager
+def read_after_agent(what: str, submission: Submission) -> Iterator[None]:
+    """What fails while the harness works the screen or reads the browser or a service after the agent is
+    the sample's 0 with the reason (an AgentFailure), not an infrastructure error: the agent's code and
+    the pages it opened can make any of it fail (a page that never answers, a service it broke). Only the
+    sandbox failing is left to the pipeline, which tells the host's fault from the agent's."""
+    try:
+        yield
+    except SandboxError:
+        raise
+    except (RuntimeError, OSError, InfrastructureError) as exc:
+        reason = f"{what} failed after the agent: {type(exc).__name__}: {exc}"
+        raise AgentFailure(reason, list(submission.trajectory)) from exc
+
+
+def screen_getters(sources: list[dict[str, Any]]) -> set[str]:
+    """The screen states the scorers' getters read (the shown tab)."""
+    getters = {str(source["path"]) for source in sources if source.get("kind") == "screen"}
+    if any(source.get("kind") == "validate_correct_url" for source in sources):
+        getters.add(screen.TAB_URL)
+    return getters
+
+
+def reopen_pages(task: Task, box: SandboxBackend, submission: Submission) -> None:
+    """Before the page checks, in the checks' environment: the browser (new there) logged into the
+    application as the setup did, and the setup's `launch` servers started again, so that the pages come
+    from servers no process of the agent's is left to answer for."""
+    for step in task.setup:
+        if "service" in step.args:
+            done = webui.run_init_step(box, step.args)
+        elif screen.is_launch(step):
+            done = screen.run_gui_step(box, step, box.workdir)
+        else:
+            continue
+        submission.trajectory.append(Note(text=f"for the page checks: {done}"))
+
+
+def check_pages(box: SandboxBackend, page_checks: dict[str, dict[str, Any]], submission: Submission) -> None:
+    """The official `html_check`s, in the checks' environment (`reopen_pages` first): each script's output
+    there is a URL, opened in a new tab of that environment's browser (`screen.check_page`)."""
+    outputs = submission.evidence[SCRIPT_OUTPUTS]
+    submission.evidence[PAGE_CHECKS] = found = {}
+    for dest, source in page_checks.items():
+        config = source.get("value") or {}
+        css_paths = [str(p) for p in config.get("css_paths", [])]
+        found[dest] = screen.check_page(box, outputs.get(dest), css_paths, float(config.get("timeout", 5000)))
+        submission.trajectory.append(
+            Note(text=f"html_check: {dest} gave {found[dest]['url']!r}", data=found[dest])
+        )
 
 
 def step_timeout(task: Task) -> float | None:
@@ -302,36 +344,3 @@ def run_script(
     if not written.ok:
         return written
     return box.bash(f"cd ~ && /bin/bash {shlex.quote(dest)}", timeout=timeout)
-
-
-def workflow_figures(records: list[SampleRecord]) -> dict[str, Any] | None:
-    scored = [r for r in records if r.status == "scored" and r.score is not None and not r.score.excluded]
-    if not scored:
-        return None
-    values = [(r, r.score.value) for r in scored]  # type: ignore[union-attr]
-
-    def groups(key_of: Any) -> dict[str, dict[str, Any]]:
-        return _rates((key, value) for record, value in values for key in key_of(record))
-
-    return {
-        "samples": len(values),
-        "success_rate": round(sum(v >= 1.0 for _, v in values) / len(values), 4),
-        "mean_score": round(sum(v for _, v in values) / len(values), 4),
-        "by_app": groups(
-            lambda r: [t.removeprefix("app:") for t in r.tags if t.startswith("app:")] or ["unknown"]
-        ),
-        "by_category": groups(lambda r: [r.category or "unknown"]),
-        "by_interface": groups(lambda r: [t for t in r.tags if t in INTERFACES] or ["unknown"]),
-        "by_instruction": groups(lambda r: [t for t in r.tags if t in INSTRUCTIONS] or ["unknown"]),
-        "by_level": groups(lambda r: [r.level or "unknown"]),
-    }
-
-
-def _rates(pairs: Iterable[tuple[str, float]]) -> dict[str, dict[str, Any]]:
-    found: dict[str, list[float]] = defaultdict(list)
-    for key, value in pairs:
-        found[key].append(value)
-    return {
-        key: {"samples": len(vals), "success_rate": round(sum(v >= 1.0 for v in vals) / len(vals), 4)}
-        for key, vals in sorted(found.items())
-    }

@@ -89,3 +89,39 @@ def html_check(live: dict[str, Any] | None, checks_output: str | None, *, correc
         if not passed or found.get("error"):
             return ELEMENTS_FAILED
     return ELEMENTS_SUCCEED
+
+
+# ---- superset_localhost_page (superset.py) ------------------------------------------------------------------
+# Officially: every page of the browser, once loaded, whose URL (127.0.0.1 read as localhost) starts with the
+# config's `url` and whose title holds its `title` (without case) must show Superset's home link (Playwright's
+# `expect(locator).to_be_visible()`, strict: exactly one match); the first such page succeeds. Here the
+# candidate tabs are found on the live screen right after the agent, and each is loaded again in a new tab of
+# the same browser (its session: logged in as the agent left it), where the link is looked for
+# (`screen.superset_pages`). Corrected, several visible matches of the link pass too (as for `html_check`).
+
+SUPERSET_PAGE = "superset_localhost_page"
+SUPERSET_HOME_LINK = 'a[href="/superset/welcome/"]'
+SUPERSET_DEFAULTS = {"url": "http://localhost:8088/superset/welcome", "title": "superset"}
+SUPERSET_SUCCEED = "Find superset home page succeed"
+SUPERSET_FAILED = "Find superset home page failed"
+
+
+def superset_candidate(tab: dict[str, Any], url: str, title: str) -> bool:
+    """Whether the official getter looks for the home link on this tab."""
+    address = str(tab.get("url", "")).replace("127.0.0.1", "localhost")
+    return (
+        address.startswith(url.replace("127.0.0.1", "localhost"))
+        and title.lower() in str(tab.get("title", "")).lower()
+    )
+
+
+def superset_localhost_page(found: dict[str, Any] | None, *, corrected: bool) -> str:
+    """The official result text from what `screen.superset_pages` found (None: no screen was read)."""
+    for check in (found or {}).get("checks", []):
+        selectors = check.get("selectors") or []
+        if check.get("error") or len(selectors) != 1 or selectors[0].get("error"):
+            continue
+        link = selectors[0]
+        if link.get("visible", 0) >= 1 if corrected else link.get("matches") == link.get("visible") == 1:
+            return SUPERSET_SUCCEED
+    return SUPERSET_FAILED

@@ -90,6 +90,26 @@ def web_api_need(folder: Path, instruction: str, standins: frozenset[str] = froz
     return None
 
 
+# the official setup steps that start an application's web UI the harness does not run: a task with one
+# needs that application all through (its init.sh starts it, its checks ask it), so it says so first
+_APPLICATION_STEPS = {
+    "airbyte_webui_init": "Airbyte, which the harness does not run (its platform is a set of Docker containers "
+    "that init.sh starts with run-ab-platform.sh and the checks ask on localhost:8000; the applications run "
+    "here are Dagster, Airflow and Superset)",
+    "metabase_webui_init": "Metabase, which the harness does not run (a Java server that init.sh starts and the "
+    "checks ask on localhost:3000; the applications run here are Dagster, Airflow and Superset)",
+}
+
+
+def application_need(config: list[Any]) -> str | None:
+    """Why a task's setup (its `config` steps) needs an application the harness does not run, or None."""
+    for step in config:
+        kind = step.get("type") if isinstance(step, dict) else None
+        if kind in _APPLICATION_STEPS:
+            return f"setup step '{kind}' needs {_APPLICATION_STEPS[kind]}"
+    return None
+
+
 def setup_step_need(step_type: str) -> str | None:
     if step_type in _REMOTE_STEPS:
         return f"setup step '{step_type}' {_REMOTE_STEPS[step_type]}"

@@ -4,7 +4,8 @@ A task is a folder `<id>/` holding `<id>.json` (instruction, `config` setup step
 the files its setup copies in, its expected files, `init.sh` / `eval.sh`, `verbose_instruction.txt` and
 `retrieved_chunk_*.txt`; DIR may hold such folders at any depth (`examples/<app>/<id>/`). Paths in the JSON
 are relative to the official repository (`evaluation_examples/examples/<app>/<id>/FILE`) and are found
-under DIR, else beside the task's JSON. A built-in suite's task may add a reference solution
+under DIR, else beside the task's JSON; each must resolve inside DIR (`core/paths.py`), else the task is
+refused with the reason. A built-in suite's task may add a reference solution
 (`solution.sh` or `solution.py`, run in the task's home, or `solution.actions.json`, screen actions run on
 its desktop).
 
@@ -21,13 +22,13 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from daharness.core.errors import UserError
-from daharness.core.jsonl import read_json
+from daharness.core.jsonl import read_json, read_text
+from daharness.core.paths import Refused, SuiteFolder
 from daharness.core.registry import check_task_scorers, scorers, suite_format
 from daharness.core.suite import Suite
 from daharness.core.task import (
     AnswerFormat,
     Conjunction,
-    Family,
     Gold,
     GoldFile,
     ReferenceSolution,
@@ -37,9 +38,10 @@ from daharness.core.task import (
     TaskMetadata,
     WorkspaceFile,
 )
-from daharness.families.workflow import apps, limits
+from daharness.families.workflow import apps, getters, limits
 from daharness.families.workflow.apps import web_standins
-from daharness.families.workflow.screen import SCREEN_GETTERS
+from daharness.families.workflow.cloud import tasks as cloud_tasks
+from daharness.families.workflow.screen import SCREEN_GETTERS, is_launch
 from daharness.sandbox.desktop.availability import desktop_problem
 
 HOME = "/home/user"
@@ -54,6 +56,10 @@ VERBOSE_OUTRO = (
     "environment interaction by yourself."
 )
 RAG_INTRO = "We also retrieve relevant documentation from the web to help you with the task:"
+# the release's retrieved documentation (run_spider2v_agent.py's --rag_filename and --rag_topk defaults)
+RAG_FILE = "retrieved_chunk_size_512_chunk_overlap_20_topk_4_embed_bge-large-en-v1.5.txt"
+RAG_TOP = 4
+RAG_SECTION = "Documentation Source:"
 _FILE_RESULTS = {"vm_file": "file", "vm_script_output": "script_output", "local_file": "gold"}
 
 
@@ -63,28 +69,41 @@ class Unsupported(Exception):
 
 @suite_format("spider2v", prefix="spider2v:")
 def spider2v_suite(location: Path, options: Mapping[str, Any]) -> Suite:
-    """Spider2-V task folders (<id>/<id>.json); options: instruction=abstract|verbose, rag=True."""
+    """Spider2-V task folders (<id>/<id>.json); options: instruction=abstract|verbose, rag=True,
+    cloud_settings=DIR|local (the accounts of BigQuery and Snowflake tasks; a suite.json may name `local`)."""
     instruction = str(options.get("instruction", "abstract"))
     if instruction not in INSTRUCTION_KINDS:
         raise UserError(f"--instruction must be abstract or verbose, not {instruction!r}")
     if not location.is_dir():
         raise UserError(f"{location}: not a folder of Spider2-V tasks")
-    manifest = read_json(location / "suite.json") if (location / "suite.json").is_file() else {}
+    suite = SuiteFolder.at(location)
+    manifest_file = suite.optional_file("suite.json", what="manifest")
+    manifest = read_json(manifest_file) if manifest_file else {}
     if not isinstance(manifest, dict):
-        raise UserError(f"{location / 'suite.json'}: expected a JSON object")
+        raise UserError(f"{location}/suite.json: expected a JSON object")
     name = str(manifest.get("name") or "spider2v")
-    paths = sorted(
-        p for p in location.rglob("*.json") if p.stem == p.parent.name and p != location / "suite.json"
-    )
-    if not paths:
+    names = [found for found in suite.find("*.json") if found.stem == found.parent.name]
+    if not names:
         raise UserError(f"{location}: no Spider2-V task found (a folder <id>/ holding <id>.json)")
-    reader = TaskReader(location, name, instruction, bool(options.get("rag")))
+    accounts = cloud_tasks.CloudAccounts.chosen(
+        options.get("cloud_settings") or manifest.get("cloud_settings")
+    )
+    reader = TaskReader(
+        suite,
+        name,
+        instruction,
+        bool(options.get("rag")),
+        prompt_texts=baseline_texts(location),
+        cloud=accounts,
+    )
     tasks, unsupported = [], {}
-    for path in paths:
+    for found in names:
         try:
-            tasks.append(reader.read(path))
-        except Unsupported as exc:
-            unsupported[path.stem] = str(exc)
+            tasks.append(reader.read(found))
+        except (Unsupported, cloud_tasks.CloudUnsupported) as exc:
+            unsupported[found.stem] = str(exc)
+        except Refused as exc:
+            unsupported[found.stem] = f"refused: {exc}"
     return Suite(
         name, tasks, str(manifest.get("description", "Spider2-V workflow tasks")),
         sources={"spider2v": str(location)}, unsupported=unsupported,
@@ -99,15 +118,23 @@ class _Evaluator:
     gold: list[GoldFile] = field(default_factory=list)
     scripts: list[dict[str, str]] = field(default_factory=list)
     screen: bool = False  # a result is read on the screen: the task needs a desktop
+    page_checks: bool = False  # an html_check opens a page, in the checks' environment
 
 
 @dataclass
 class TaskReader:
-    root: Path
+    folder: SuiteFolder  # every path a task names resolves inside it
     suite: str
     instruction: str = "abstract"
     rag: bool = False
     app: str | None = None  # of the task being read: Dagster, Airflow or Superset run as services
+    # the baseline prompt's texts (the checkout's templates, or daharness's own), and why the checkout's
+    # could not be read, if so
+    prompt_texts: tuple[dict[str, str], str | None] = ({}, None)
+    cloud: cloud_tasks.CloudAccounts | None = (
+        None  # the accounts of BigQuery and Snowflake tasks (--cloud-settings)
+    )
+    needs: cloud_tasks.CloudNeeds = field(default_factory=cloud_tasks.CloudNeeds)  # of the task being read
 
     def _script_need(self, script: Path, *, setup: bool = False, live: bool = False) -> str | None:
         if not self.app:
@@ -122,7 +149,11 @@ class TaskReader:
             agent_servers=app in apps.AGENT_SERVERS,
         )
 
-    def read(self, path: Path) -> Task:
+    def read(self, name: PurePosixPath) -> Task:
+        """The task whose JSON is `name` (relative to the suite folder)."""
+        folder = self.folder.folder(name.parent, what="task folder")
+        self.folder.tree(folder, what="task file")  # nothing in it leads out, nothing blocks a read
+        path = self.folder.file(name.name, within=folder, what="task file")
         raw = read_json(path)
         if not isinstance(raw, dict):
             raise UserError(f"{path}: expected a JSON object")
@@ -130,32 +161,51 @@ class TaskReader:
             if key not in raw:
                 raise UserError(f"{path}: missing field {key!r}")
         _check_shape(raw, path)
-        folder = path.parent
         self.app = raw.get("snapshot") if raw.get("snapshot") in apps.APPS else None
+        if need := limits.application_need(_step_list(raw.get("config"))):
+            raise Unsupported(need)
         if self.app and (
             need := apps.missing(self.app)
             or limits.web_api_need(folder, str(raw["instruction"]), web_standins.standin_hosts())
         ):
             raise Unsupported(need)
         tags = [str(tag) for tag in raw.get("tags", [])]
-        text, tags = self._instruction(raw, folder, tags)
+        self.needs = cloud_tasks.CloudNeeds()
+        text, tags, plain = self._instruction(raw, folder, tags)
+        texts, problem = self.prompt_texts
+        prompt_texts = {**texts, **self._baseline_task(plain, folder)}
         files, setup = self._setup(raw.get("config", []), folder)
         evaluator = self._evaluator(raw["evaluator"], folder, path)
+        if evaluator.page_checks and not self.app and not any(map(is_launch, setup)):
+            raise Unsupported(
+                "html_check opens a page in the checks' environment, where only an application's services "
+                "and the setup's `launch` programs are started again, and this task's setup has neither"
+            )
         postconfig = [
             step.model_dump()
             for step in self._steps(raw["evaluator"].get("postconfig", []), folder, postconfig=True)
         ]
         related = [str(app) for app in raw.get("related_apps", [])]
+        data: dict[str, Any] = {
+            "scripts": evaluator.scripts,
+            "postconfig": postconfig,
+            "official": _official(raw),
+        }
+        if self.needs.providers:  # a cloud task: what the family does around the agent with the accounts
+            assert self.cloud is not None
+            cloud_tasks.check_task(
+                self.cloud, self.needs, self._texts(folder), text, desktop_problem() is None
+            )
+            data["cloud"] = self.needs.as_data(self.cloud)
+            if note := cloud_tasks.instruction_note(self.cloud, self.needs):
+                text = f"{text}\n{note}"
         task = Task(
             id=str(raw.get("id", path.stem)),
             suite=self.suite,
-            family=Family.workflow,
+            family="workflow",
             instructions=[text],
             files=files,
-            gold=Gold(
-                files=evaluator.gold,
-                data={"scripts": evaluator.scripts, "postconfig": postconfig, "official": _official(raw)},
-            ),
+            gold=Gold(files=evaluator.gold, data=data),
             answer_format=AnswerFormat(kind="files"),
             scorers=evaluator.scorers,
             conjunction=_conjunction(raw["evaluator"].get("conj", "and"), path),
@@ -168,7 +218,9 @@ class TaskReader:
                 source_id=str(raw.get("id", path.stem)),
             ),
             setup=setup,
-            reference=_reference(folder),
+            prompt_texts=prompt_texts,
+            warnings=[problem] if problem else [],
+            reference=self._reference(folder),
             workdir=HOME,
             desktop=_needs_desktop(raw, path) or evaluator.screen,
         )
@@ -180,20 +232,42 @@ class TaskReader:
 
     # ---- instruction ---------------------------------------------------------------------------------
 
-    def _instruction(self, raw: dict[str, Any], folder: Path, tags: list[str]) -> tuple[str, list[str]]:
+    def _instruction(self, raw: dict[str, Any], folder: Path, tags: list[str]) -> tuple[str, list[str], str]:
+        """The instruction as agents get it, the tags, and the instruction before the documentation was
+        added (`--rag`; the baseline prompt sends the documentation apart)."""
         text = str(raw["instruction"])
-        verbose_file = folder / "verbose_instruction.txt"
-        if self.instruction == "verbose" and "verbose" not in tags and verbose_file.is_file():
-            tutorial = verbose_file.read_text(encoding="utf-8").strip()
+        verbose_file = self.folder.optional_file("verbose_instruction.txt", within=folder)
+        if self.instruction == "verbose" and "verbose" not in tags and verbose_file:
+            tutorial = read_text(verbose_file).strip()
             text = f"{text}\n{VERBOSE_INTRO}\n{tutorial}\n{VERBOSE_OUTRO}"
             tags = ["verbose" if tag == "abstract" else tag for tag in tags]
+        plain = text
         if self.rag:
             chunks = [
-                p.read_text(encoding="utf-8").strip() for p in sorted(folder.glob("retrieved_chunk*.txt"))
+                read_text(chunk).strip() for chunk in self.folder.entries(folder, "retrieved_chunk*.txt")
             ]
             if chunks:
                 text = "\n\n".join([text, RAG_INTRO, *chunks])
-        return text, tags
+        return text, tags, plain
+
+    def _texts(self, folder: Path) -> list[Path]:
+        """The task folder's text files (instructions, SQL, scripts), read for what the task asks of a
+        warehouse emulator."""
+        found = [
+            path for suffix in cloud_tasks.TEXT_SUFFIXES for path in self.folder.entries(folder, f"*{suffix}")
+        ]
+        return sorted(found, key=lambda path: path.name)
+
+    def _baseline_task(self, instruction: str, folder: Path) -> dict[str, str]:
+        """The instruction and, with --rag, the retrieved documentation apart, as the baseline prompt has
+        them (a second system message), the documentation chosen as run_spider2v_agent.py chooses it."""
+        texts = {"task.instruction": instruction}
+        if self.rag:
+            official = self.folder.optional_file(RAG_FILE, within=folder)
+            chunks = [official] if official else self.folder.entries(folder, "retrieved_chunk*.txt")
+            if chunks and (documentation := top_documentation(read_text(chunks[0]))):
+                texts["task.documentation"] = documentation
+        return texts
 
     # ---- setup ---------------------------------------------------------------------------------------
 
@@ -210,7 +284,7 @@ class TaskReader:
             listed = [s for s in listed if s.get("type") != "copyfile_from_host_to_guest"]
         for step in copies:
             params = step.get("parameters", {})
-            source = self._source(str(params.get("src", "")), folder)
+            source = self._source(str(params.get("src", "")), folder, "setup file")
             files.append(WorkspaceFile(path=in_home(str(params.get("dest", ""))), source=source))
         return files, self._steps(listed, folder)
 
@@ -238,13 +312,20 @@ class TaskReader:
                     )
                 )
             elif self.app and kind == "copyfile_from_host_to_guest":
-                source = self._source(str(params.get("src", "")), folder)
+                source = self._source(str(params.get("src", "")), folder, "setup file")
                 steps.append(
                     SetupStep(
                         kind="copy",
                         args={"source": str(source), "dest": in_home(str(params.get("dest", "")))},
                     )
                 )
+            elif kind in cloud_tasks.STEP_KINDS and not postconfig:  # done with the accounts by the family
+                if found := cloud_tasks.read_step(
+                    self.cloud, self.needs, kind, params, lambda p: self._source(p, folder)
+                ):
+                    self.needs.steps.append(found)
+            elif kind in cloud_tasks.ACCOUNT_STEPS:
+                raise Unsupported(cloud_tasks.ACCOUNT_STEPS[kind])
             elif kind in limits.GUI_STEPS:
                 steps.append(SetupStep(kind="open", args={"official": kind, **params}))
             else:
@@ -259,7 +340,7 @@ class TaskReader:
         (`wait.sh` asks JupyterLab whether its kernel is idle) asks the screen's applications: officially
         it runs right after the agent, while they still run, so it is a GUI step (run with a desktop
         before the agent's processes are stopped, its output not scored)."""
-        script = self._source(str(params.get("src", "")), folder)
+        script = self._source(str(params.get("src", "")), folder, "setup script")
         live = False
         if need := self._script_need(script, setup=True):
             live = postconfig and self._script_need(script, setup=True, live=True) is None
@@ -272,19 +353,32 @@ class TaskReader:
             )
         return SetupStep(kind="command", args={"script": str(script), "dest": dest})
 
-    def _source(self, official: str, folder: Path) -> Path:
-        """A file named in the JSON: under the suite folder by its official path, else beside the JSON."""
+    def _source(self, official: str, folder: Path, what: str = "file") -> Path:
+        """A file named in the JSON: under the suite folder by its official path, else beside the JSON.
+        Whichever place holds it, it must resolve inside the suite folder (Refused otherwise)."""
         parts = PurePosixPath(official).parts
-        candidates = []
-        if "examples" in parts:
+        candidates: list[tuple[str | PurePosixPath, Path | None]] = []
+        if "examples" in parts and not PurePosixPath(official).is_absolute():
             index = len(parts) - 1 - parts[::-1].index("examples")
-            candidates.append(self.root.joinpath(*parts[index + 1 :]))
-            candidates.append(folder.parent.parent.joinpath(*parts[index + 1 :]))
-        candidates += [folder / official, folder / PurePosixPath(official).name]
-        for candidate in candidates:
-            if official and candidate.is_file():
-                return candidate.resolve()
-        raise Unsupported(f"file {official!r} is not in the suite folder")
+            rest = PurePosixPath(*parts[index + 1 :]) if parts[index + 1 :] else ""
+            candidates.append((rest, None))
+            if folder.parent.parent.is_relative_to(self.folder.root):
+                candidates.append((rest, folder.parent.parent))
+        candidates += [(official, folder), (PurePosixPath(official).name, folder)]
+        for name, within in candidates:
+            if official and (found := self.folder.optional_file(name, within=within, what=what)):
+                return found
+        raise Unsupported(f"{what} {official!r} is not in the suite folder")
+
+    def _reference(self, folder: Path) -> ReferenceSolution | None:
+        for name, language in (
+            ("solution.sh", "bash"),
+            ("solution.py", "python"),
+            ("solution.actions.json", "actions"),
+        ):
+            if solution := self.folder.optional_file(name, within=folder, what="reference solution"):
+                return ReferenceSolution(language=language, code=read_text(solution))
+        return None
 
     # ---- evaluator -----------------------------------------------------------------------------------
 
@@ -322,6 +416,14 @@ class TaskReader:
             return self._browser_check(kind, raw, folder, out)
         if kind == "local_file":
             return {"kind": "gold", "path": self._gold(raw, folder, out)}
+        if kind == getters.SUPERSET_PAGE:  # the browser's tabs, read on the screen right after the agent
+            _needs_screen(kind, out)
+            config = {key: str(raw.get(key, default)) for key, default in getters.SUPERSET_DEFAULTS.items()}
+            return {"kind": kind, "value": config}
+        if kind in cloud_tasks.GETTER_KINDS:  # asked of the accounts' API by the family after the agent
+            return cloud_tasks.read_getter(
+                self.cloud, self.needs, kind, raw, lambda p: self._source(p, folder)
+            )
         if kind in SCREEN_GETTERS:  # read on the sample's screen right after the agent
             _needs_screen(kind, out)
             return {"kind": "screen", "path": kind}
@@ -356,11 +458,12 @@ class TaskReader:
         if isinstance(timeout, bool) or not isinstance(timeout, (int, float)):
             raise Unsupported(f"html_check's timeout is not a number of milliseconds: {timeout!r}")
         value = {"css_paths": [str(path) for path in paths], "timeout": float(timeout)}
+        out.page_checks = True
         return {"kind": kind, "path": dest, "value": value}
 
     def _check_script(self, raw: dict[str, Any], folder: Path, out: _Evaluator, default: str | None) -> str:
         """A script the checks run after the agent (`src`, run as `dest`): where it runs in the home."""
-        script = self._source(str(raw.get("src", "")), folder)
+        script = self._source(str(raw.get("src", "")), folder, "check script")
         if need := self._script_need(script):
             raise Unsupported(need)
         dest = in_home(str(raw.get("dest") or default or f"{HOME}/{script.name}"))
@@ -380,12 +483,8 @@ class TaskReader:
         raise Unsupported(f"expected value of type '{kind}' needs a browser, GUI or cloud state")
 
     def _gold(self, raw: dict[str, Any], folder: Path, out: _Evaluator) -> str:
-        source = self._source(str(raw.get("path", "")), folder)
-        name = (
-            source.relative_to(folder.resolve()).as_posix()
-            if source.is_relative_to(folder.resolve())
-            else source.name
-        )
+        source = self._source(str(raw.get("path", "")), folder, "expected file")
+        name = source.relative_to(folder).as_posix() if source.is_relative_to(folder) else source.name
         if all(gold.name != name for gold in out.gold):
             out.gold.append(GoldFile(name=name, source=source))
         return name
@@ -421,6 +520,31 @@ def _check_shape(raw: dict[str, Any], path: Path) -> None:
             if item and not isinstance(item, dict):
                 name = f"evaluator.{key}" if index is None else f"evaluator.{key}[{index}]"
                 raise UserError(f"{path}: field {name!r} must be an object")
+
+
+def baseline_texts(location: Path) -> tuple[dict[str, str], str | None]:
+    """The baseline prompt's templates: the Spider2-V checkout's that `location` lies in, else daharness's
+    own; with the reason when the checkout's could not be read (its tasks then carry it as a warning)."""
+    from daharness.families.workflow.baseline.own_prompt import OWN_TEXTS
+    from daharness.families.workflow.baseline.templates import find_checkout, read_release
+
+    root = find_checkout(location)
+    if root is None:
+        return OWN_TEXTS.flat(), None
+    try:
+        return read_release(root).flat(), None
+    except UserError as exc:
+        return OWN_TEXTS.flat(), f"the desktop agent's prompt is daharness's own: {exc}"
+
+
+def top_documentation(text: str, top: int = RAG_TOP) -> str | None:
+    """The retrieved documentation as run_spider2v_agent.py gives it (`get_retrieved_context`): the file's
+    text stripped, cut after its first `top` "Documentation Source:" sections; None when it is empty."""
+    text = text.strip()
+    if not text:
+        return None
+    sections = text.split(RAG_SECTION)
+    return RAG_SECTION.join(sections[: top + 1]) if len(sections) > top + 1 else text
 
 
 def _needs_screen(kind: str, out: _Evaluator) -> None:
@@ -498,14 +622,3 @@ def _needs_desktop(raw: dict[str, Any], path: Path) -> bool:
     if raw["desktop"] and (problem := desktop_problem()):
         raise Unsupported(f"needs a desktop: {problem}")
     return bool(raw["desktop"])
-
-
-def _reference(folder: Path) -> ReferenceSolution | None:
-    for name, language in (
-        ("solution.sh", "bash"),
-        ("solution.py", "python"),
-        ("solution.actions.json", "actions"),
-    ):
-        if (folder / name).is_file():
-            return ReferenceSolution(language=language, code=(folder / name).read_text(encoding="utf-8"))
-    return None

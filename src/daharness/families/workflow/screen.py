@@ -5,7 +5,9 @@ Without a desktop these steps do nothing (the file-based run). With one, setup s
 files and applications on the screen before the agent starts, and the GUI steps of the postconfig
 (activate the workbook's window, press Ctrl+S; a script that asks the screen's applications on localhost,
 `wait.sh`) run on the screen right after the agent, before anything it left running is stopped: they save
-what the agent left unsaved in the application, as officially.
+what the agent left unsaved in the application, as officially. Then every process of the agent is
+stopped, and only then does the harness read what the browser shows (`collect_screen`); page checks
+(`check_page`) run later, in the checks' environment (see the family's `finish`).
 
 Pages on the internet (the official tasks open bing.com in the browser) cannot load here: the browser is
 started and only pages of the sandbox's own loopback are opened.
@@ -18,10 +20,12 @@ import shlex
 import time
 from pathlib import PurePosixPath
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import quote, urlsplit
 
 from daharness.core.backend import SandboxBackend
+from daharness.core.record import Suspicion
 from daharness.core.task import SetupStep
+from daharness.families.workflow import getters
 from daharness.families.workflow.getters import TAB_URL
 from daharness.sandbox.desktop import apps
 
@@ -80,12 +84,15 @@ def settle(box: Any, since: float, timeout_s: float = 30.0) -> None:
 
 SCREEN_GETTERS = ("active_tab_info",)
 _PAGE_LOAD_S = 30.0  # Playwright's `goto` waits this long by default
+_SETTLE_PAGES_S = 15.0
 
 
 def collect_screen(box: Any, getters: set[str]) -> dict[str, Any]:
-    """What the official getters read on the screen, read now (right after the agent, while what it left
-    running still serves its pages): `active_tab_info`, the browser's shown tab (url, title, content);
-    `active_tab_url`, its url and title only."""
+    """What the official getters read on the screen, read once the agent's processes are stopped (the
+    pages the browser holds stay as they were): `active_tab_info`, the browser's shown tab (url, title,
+    content); `active_tab_url`, its url and title only. The tabs come from the browser process and the
+    content from the page's DOM, each read with a time limit (a RuntimeError when the page does not
+    answer)."""
     found: dict[str, Any] = {}
     if getters & {"active_tab_info", TAB_URL}:
         tabs = _shown_tabs(box)
@@ -100,9 +107,10 @@ def collect_screen(box: Any, getters: set[str]) -> dict[str, Any]:
 
 
 def check_page(box: Any, output: str | None, css_paths: list[str], timeout_ms: float) -> dict[str, Any]:
-    """The official `html_check` on the live browser: the script's `output` (None: it did not run) is a
-    URL, opened in a new tab of the browser the agent leaves; each CSS path must then match a visible
-    element within `timeout_ms` (the tab is closed after). What was found, for `getters.html_check`."""
+    """The official `html_check` in the checks' environment: the script's `output` (None: it did not run)
+    is a URL, opened in a new tab of that environment's browser once its server answers; each CSS path
+    must then match a visible element within `timeout_ms` (the tab is closed after). What was found, for
+    `getters.html_check`."""
     found: dict[str, Any] = {
         "output": output,
         "url": None,
@@ -117,6 +125,7 @@ def check_page(box: Any, output: str | None, css_paths: list[str], timeout_ms: f
         found["error"] = "the script printed no URL"
         return found
     wait_s = timeout_ms / 1000
+    wait_for_server(box, url)
     try:
         answer = box.desktop_request(
             "check_page", url=url, selectors=css_paths, wait=wait_s,
@@ -129,17 +138,94 @@ def check_page(box: Any, output: str | None, css_paths: list[str], timeout_ms: f
     return found
 
 
+def superset_tabs(box: Any) -> list[dict[str, str]]:
+    """The official `superset_localhost_page`, first half, once the agent's processes are stopped: every tab
+    of the browser the agent leaves (url, title); the second half (`superset_checks`) loads the ones the
+    getter looks at in the checks' environment."""
+    return _settled_tabs(box)
+
+
+def superset_checks(box: Any, tabs: list[dict[str, str]], url: str, title: str) -> dict[str, Any]:
+    """The official `superset_localhost_page`, second half, in the checks' environment (its browser logged
+    into Superset as the setup did, Superset started again): each tab the getter looks at loaded again in
+    a new tab, where the home link must be visible (`getters.superset_localhost_page`)."""
+    checks = [
+        check_page(box, tab["url"], [getters.SUPERSET_HOME_LINK], 5000)  # Playwright's default wait, 5 s
+        for tab in tabs
+        if getters.superset_candidate(tab, url, title)
+    ]
+    return {"tabs": tabs, "checks": checks}
+
+
+def _settled_tabs(box: Any, timeout_s: float = 15.0) -> list[dict[str, str]]:
+    """Every tab's url and title, read again until each tab has a url and a read half a second later is the
+    same: a page still loading (the agent's last Enter) changes both, and the official getter waits for each
+    page's load first. At most `timeout_s`."""
+    deadline = time.monotonic() + timeout_s
+    previous = None
+    while True:
+        tabs = [{"url": tab["url"], "title": tab["title"]} for tab in box.desktop_request("tabs")["tabs"]]
+        if (tabs == previous and all(tab["url"] for tab in tabs)) or time.monotonic() > deadline:
+            return tabs
+        previous = tabs
+        time.sleep(0.5)
+
+
 def _shown_tabs(box: Any, timeout_s: float = 10.0) -> list[dict[str, Any]]:
-    """The tab the browser shows. A window covered by another reports its page hidden: a browser with
-    one tab shows that one. On a loaded machine a tab may be listed for a moment with no url yet: read
-    again, for at most `timeout_s`."""
+    """The tab the browser shows (its window's active tab; one per window). On a loaded machine a tab may
+    be listed for a moment with no url yet: read again, for at most `timeout_s`."""
     deadline = time.monotonic() + timeout_s
     while True:
-        every = box.desktop_request("tabs")["tabs"]
-        shown = [tab for tab in every if tab["active"]] or (every if len(every) == 1 else [])
+        shown = [tab for tab in box.desktop_request("tabs")["tabs"] if tab["active"]]
         if (shown and all(tab["url"] for tab in shown)) or time.monotonic() > deadline:
             return shown
         time.sleep(0.2)
+
+
+def settle_pages(box: Any, timeout_s: float = _SETTLE_PAGES_S) -> str | None:
+    """Before the agent's processes are stopped: wait (at most `timeout_s`) until the pages the browser
+    shows have loaded, as one would look at a page once it has (a page still coming from a server of the
+    agent's would never come after). A note when they had not, or could not be awaited."""
+    try:
+        answer = box.desktop_request("settle", wait=timeout_s, timeout=timeout_s + 30)
+    except (RuntimeError, OSError) as exc:  # no browser left, say: reading it says why
+        return f"the browser's pages were not awaited: {exc}"
+    return None if answer["settled"] else f"the browser's shown pages had not loaded after {timeout_s:g} s"
+
+
+def stop_agent(box: Any) -> None:
+    """Stop every process of the agent's, the desktop left running (see the sandbox's
+    `stop_agent_processes`): from here on, what the screen shows is what the agent left."""
+    box.stop_agent_processes()
+
+
+def wait_for_server(box: Any, url: str, timeout_s: float = _PAGE_LOAD_S) -> None:
+    """Wait (at most `timeout_s`) until the sandbox's loopback server of `url` takes connections: a server
+    the checks' environment started again may still be starting (a page that does not load fails its
+    check)."""
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or parts.hostname not in ("localhost", "127.0.0.1"):
+        return
+    port = parts.port or (443 if parts.scheme == "https" else 80)
+    tries = int(timeout_s / 0.1)
+    box.bash(
+        f"for i in $(seq {tries}); do (exec 3<>/dev/tcp/127.0.0.1/{port}) 2>/dev/null && exit 0; "
+        "sleep 0.1; done; exit 1",
+        timeout=timeout_s + 30,
+    )
+
+
+def debugging_connections(box: Any) -> list[Suspicion]:
+    """Connections made to the official VM's DevTools ports since the desktop started (its controller
+    holds them: the browser's DevTools is its pipe), as a suspicious action."""
+    counts = box.desktop_request("trapped")["connections"]
+    return [
+        Suspicion(kind="browser_debugging", detail=(
+            f"{count} connection(s) to 127.0.0.1:{port}, where the official VM's browser takes DevTools "
+            "commands (the harness's browser has no such port)"
+        ))
+        for port, count in sorted(counts.items())
+    ]  # fmt: skip
 
 
 def has_desktop(box: SandboxBackend) -> bool:
@@ -148,6 +234,11 @@ def has_desktop(box: SandboxBackend) -> bool:
 
 def is_gui_step(step: SetupStep) -> bool:
     return step.kind == "open"
+
+
+def is_launch(step: SetupStep) -> bool:
+    """A setup step that starts a program (a server, say) as the official `launch` does."""
+    return is_gui_step(step) and step.args.get("official") == "launch"
 
 
 def is_live_script(step: SetupStep) -> bool:

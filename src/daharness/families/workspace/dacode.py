@@ -19,16 +19,18 @@ from typing import Any
 
 from daharness.core.errors import UserError, located
 from daharness.core.jsonl import iter_jsonl
+from daharness.core.paths import Refused, SuiteFolder
 from daharness.core.registry import check_task_scorers, scorers, suite_format
 from daharness.core.suite import Suite
 from daharness.core.task import (
     AnswerFormat,
     Conjunction,
-    Family,
     Gold,
+    GoldFile,
     ScorerSpec,
     Task,
     TaskMetadata,
+    WorkspaceFile,
 )
 from daharness.families.workspace.loader import gold_files, visible_files
 from daharness.families.workspace.scorers.chart_compat import OFFICIAL_KEYS
@@ -85,9 +87,10 @@ def load_dacode(
 ) -> list[Task]:
     """Tasks from task and eval JSONL files (several files: their union, the first line of an id wins).
 
-    A config whose options no scorer can take (a type the official metric would not accept either) is
-    refused alone: its id and the reason go into `refused` and the other tasks load. Without `refused`
-    such a config is an error naming the file and line."""
+    A config whose options no scorer can take (a type the official metric would not accept either), or
+    whose `source/<id>/` or `gold/<id>/` leads out of its folder (`core/paths.py`: a link out, an id
+    that climbs out, a FIFO), is refused alone: its id and the reason go into `refused` and the other
+    tasks load. Without `refused` such a config is an error naming the file and line."""
     task_files = [tasks_file] if isinstance(tasks_file, Path) else list(tasks_file)
     eval_files = [eval_file] if isinstance(eval_file, Path) else list(eval_file)
     task_rows: dict[str, dict[str, Any]] = {}
@@ -99,6 +102,7 @@ def load_dacode(
                 raise located(path, f"task {row['id']}: field 'instruction' must be a string", line)
             task_rows.setdefault(str(row["id"]), row)
     tasks: dict[str, Task] = {}
+    folders = _TaskFolders(source_dir, gold_dir)
     for path in eval_files:
         for line, row in iter_jsonl(path):
             task_id = str(row.get("id", ""))
@@ -110,16 +114,33 @@ def load_dacode(
             if problem := _eval_row_problem(row):
                 raise located(path, f"task {task_id}: {problem}", line)
             try:
-                tasks[task_id] = _to_task(
-                    task_rows[task_id], row, source_dir / task_id, gold_dir / task_id, suite
-                )
+                tasks[task_id] = _to_task(task_rows[task_id], row, folders, suite)
             except UserError as exc:
                 if refused is None:
                     raise located(path, str(exc), line) from exc
-                refused[task_id] = f"{path.name} line {line}: {exc}"
+                why = f"refused: {exc}" if isinstance(exc, Refused) else str(exc)
+                refused[task_id] = f"{path.name} line {line}: {why}"
     if not tasks and not refused:
         raise UserError(f"{', '.join(str(f) for f in eval_files)}: no eval configs")
     return list(tasks.values())
+
+
+class _TaskFolders:
+    """`source/<id>/` and `gold/<id>/`: each held inside its own folder (a missing one holds nothing)."""
+
+    def __init__(self, source_dir: Path, gold_dir: Path) -> None:
+        self.source = SuiteFolder.at(source_dir) if source_dir.is_dir() else None
+        self.gold = SuiteFolder.at(gold_dir) if gold_dir.is_dir() else None
+
+    def visible(self, task_id: str) -> list[WorkspaceFile]:
+        if self.source is None:
+            return []
+        return visible_files(self.source, self.source.optional_folder(task_id, what="source folder"))
+
+    def hidden(self, task_id: str) -> list[GoldFile]:
+        if self.gold is None:
+            return []
+        return gold_files(self.gold, self.gold.optional_folder(task_id, what="gold folder"))
 
 
 def _eval_row_problem(row: dict[str, Any]) -> str | None:
@@ -148,44 +169,47 @@ def dacode_suite(location: Path, options: Mapping[str, Any]) -> Suite:
     """Official DA-Code tasks: `dacode:DIR` with `configs/task/*.jsonl` and `configs/eval/*.jsonl` (the
     repository's `da_code/` folder, or the repository itself), or flat `tasks.jsonl` and `eval.jsonl`;
     `source/` and `gold/` beside them."""
-    root = location / "da_code" if (location / "da_code" / "configs").is_dir() else location
-    if not root.is_dir():
+    if not location.is_dir():
         raise UserError(f"{location}: not a folder of DA-Code tasks")
-    task_files, eval_files = _config_files(root)
+    suite = SuiteFolder.at(location)  # every file below is held inside it (`core/paths.py`)
+    root = suite.folder("da_code") if suite.optional_folder("da_code/configs") else suite.root
+    task_files, eval_files = _config_files(suite, root)
+    data = {}
     for folder in ("source", "gold"):
-        if not (root / folder).is_dir():
+        data[folder] = suite.optional_folder(folder, within=root, what="folder")
+        if data[folder] is None:
             raise UserError(f"{root}: no {folder}/ folder beside the configs")
-    name = f"dacode:{location.resolve().name}"
+    name = f"dacode:{suite.root.name}"
     refused: dict[str, str] = {}
     tasks = load_dacode(
         task_files,
         eval_files,
-        source_dir=root / "source",
-        gold_dir=root / "gold",
+        source_dir=data["source"],
+        gold_dir=data["gold"],
         suite=name,
         refused=refused,
     )
     sources = {"tasks": ", ".join(map(str, task_files)), "eval": ", ".join(map(str, eval_files))}
-    return Suite(
-        name=name, tasks=tasks, sources={**sources, "root": str(root.resolve())}, unsupported=refused
-    )
+    return Suite(name=name, tasks=tasks, sources={**sources, "root": str(root)}, unsupported=refused)
 
 
-def _config_files(root: Path) -> tuple[list[Path], list[Path]]:
+def _config_files(suite: SuiteFolder, root: Path) -> tuple[list[Path], list[Path]]:
     """(task files, eval files): flat files, else the official configs folder. There, `all.jsonl` /
     `eval_all.jsonl` (what the official evaluate.py reads) alone when present, else every JSONL file."""
-    if (root / "tasks.jsonl").is_file() and (root / "eval.jsonl").is_file():
-        return [root / "tasks.jsonl"], [root / "eval.jsonl"]
-    task_dir, eval_dir = root / "configs" / "task", root / "configs" / "eval"
-    if not task_dir.is_dir() or not eval_dir.is_dir():
+    flat = [suite.optional_file(name, within=root) for name in ("tasks.jsonl", "eval.jsonl")]
+    if flat[0] and flat[1]:
+        return [flat[0]], [flat[1]]
+    task_dir = suite.optional_folder("configs/task", within=root)
+    eval_dir = suite.optional_folder("configs/eval", within=root)
+    if task_dir is None or eval_dir is None:
         raise UserError(
             f"{root}: expected tasks.jsonl and eval.jsonl, or configs/task/*.jsonl and configs/eval/*.jsonl"
         )
 
     def pick(folder: Path, preferred: str) -> list[Path]:
-        if (folder / preferred).is_file():
-            return [folder / preferred]
-        files = sorted(folder.glob("*.jsonl"))
+        if chosen := suite.optional_file(preferred, within=folder):
+            return [chosen]
+        files = suite.entries(folder, "*.jsonl")
         if not files:
             raise UserError(f"{folder}: no .jsonl files")
         return files
@@ -202,7 +226,7 @@ def _as_list(value: Any) -> list[Any]:
     return value if isinstance(value, list) else [value]
 
 
-def _to_task(task: dict[str, Any], evaluation: dict[str, Any], source: Path, gold: Path, suite: str) -> Task:
+def _to_task(task: dict[str, Any], evaluation: dict[str, Any], folders: _TaskFolders, suite: str) -> Task:
     task_id = str(task["id"])
     config = evaluation.get("config") or {}
     funcs, results, options = _aligned(evaluation)
@@ -233,10 +257,10 @@ def _to_task(task: dict[str, Any], evaluation: dict[str, Any], source: Path, gol
     converted = Task(
         id=task_id,
         suite=suite,
-        family=Family.workspace,
+        family="workspace",
         instructions=[task["instruction"]],
-        files=visible_files(source),
-        gold=Gold(files=gold_files(gold)),
+        files=folders.visible(task_id),
+        gold=Gold(files=folders.hidden(task_id)),
         answer_format=AnswerFormat(
             kind="files" if any("file" in r for r in results if isinstance(r, dict)) else "text"
         ),

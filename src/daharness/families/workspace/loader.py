@@ -10,12 +10,12 @@ from pydantic import BaseModel, ConfigDict, Field, StrictFloat, StrictStr, Valid
 
 from daharness.core.errors import UserError, first_problem
 from daharness.core.jsonl import read_json, read_text
+from daharness.core.paths import Refused, SuiteFolder
 from daharness.core.registry import check_task_scorers, suite_format
 from daharness.core.suite import Suite
 from daharness.core.task import (
     AnswerFormat,
     Conjunction,
-    Family,
     Gold,
     GoldFile,
     ReferenceSolution,
@@ -65,36 +65,52 @@ def workspace_suite(location: Path, options: Mapping[str, Any]) -> Suite:
     if not location.is_dir():
         raise UserError(f"{location}: not a folder of workspace tasks")
     manifest = read_manifest(location)
-    tasks = load_workspace_suite(location, suite=manifest["name"])
-    return Suite(manifest["name"], tasks, manifest.get("description", ""), {"builtin": manifest["name"]})
+    refused: dict[str, str] = {}
+    tasks = load_workspace_suite(location, suite=manifest["name"], refused=refused)
+    return Suite(
+        manifest["name"], tasks, manifest.get("description", ""), {"builtin": manifest["name"]},
+        unsupported=refused,
+    )  # fmt: skip
 
 
-def load_workspace_suite(folder: Path, *, suite: str) -> list[Task]:
-    tasks_dir = folder / "tasks"
-    if not tasks_dir.is_dir():
-        raise UserError(f"{tasks_dir}: tasks folder not found")
-    tasks = [_load_task(task_dir, suite) for task_dir in sorted(tasks_dir.iterdir()) if task_dir.is_dir()]
-    if not tasks:
+def load_workspace_suite(location: Path, *, suite: str, refused: dict[str, str]) -> list[Task]:
+    """The tasks of the suite folder `location`; a task whose files lead out of it (`core/paths.py`) is
+    left out, its folder's name and the reason put into `refused`."""
+    folder = SuiteFolder.at(location)
+    tasks_dir = folder.optional_folder("tasks", what="tasks folder")
+    if tasks_dir is None:
+        raise UserError(f"{location}/tasks: tasks folder not found")
+    tasks = []
+    for name in folder.names(tasks_dir):
+        try:
+            tasks.append(_load_task(folder, folder.folder(name, within=tasks_dir, what="task folder"), suite))
+        except Refused as exc:
+            if not exc.wrong_kind:  # a plain file beside the task folders is not a task
+                refused[name] = f"refused: {exc}"
+    if not tasks and not refused:
         raise UserError(f"{tasks_dir}: no tasks")
     return tasks
 
 
-def _files(folder: Path) -> list[Path]:
-    return sorted(p for p in folder.rglob("*") if p.is_file()) if folder.is_dir() else []
+def visible_files(suite: SuiteFolder, folder: Path | None) -> list[WorkspaceFile]:
+    """Every file under `folder` (None: no folder), placed at the same relative path in the agent's
+    workspace; each must be a regular file inside `suite` (Refused otherwise)."""
+    if folder is None:
+        return []
+    return [WorkspaceFile(path=name, source=real) for name, real in suite.tree(folder, what="source file")]
 
 
-def visible_files(folder: Path) -> list[WorkspaceFile]:
-    """Every file under `folder`, placed at the same relative path in the agent's workspace."""
-    return [WorkspaceFile(path=p.relative_to(folder).as_posix(), source=p.resolve()) for p in _files(folder)]
+def gold_files(suite: SuiteFolder, folder: Path | None) -> list[GoldFile]:
+    """Every file under `folder` (None: no folder), named by its relative path, for scorers only."""
+    if folder is None:
+        return []
+    return [GoldFile(name=name, source=real) for name, real in suite.tree(folder, what="gold file")]
 
 
-def gold_files(folder: Path) -> list[GoldFile]:
-    """Every file under `folder`, named by its relative path, for scorers only."""
-    return [GoldFile(name=p.relative_to(folder).as_posix(), source=p.resolve()) for p in _files(folder)]
-
-
-def _load_task(task_dir: Path, suite: str) -> Task:
-    path = task_dir / "task.json"
+def _load_task(folder: SuiteFolder, task_dir: Path, suite: str) -> Task:
+    path = folder.optional_file("task.json", within=task_dir, what="task file")
+    if path is None:  # a mistake in the suite, not a task to leave out
+        raise UserError(f"{task_dir}/task.json: file not found")
     raw = read_json(path)
     if not isinstance(raw, dict):
         raise UserError(f"{path}: expected a JSON object")
@@ -108,21 +124,22 @@ def _load_task(task_dir: Path, suite: str) -> Task:
         if name not in TaskFile.model_fields
     ]
     scorers = [ScorerSpec(name=entry.name, options=entry.options or {}) for entry in fields.scorers]
-    source, gold = task_dir / "source", task_dir / "gold"
+    source = folder.optional_folder("source", within=task_dir, what="source folder")
+    gold = folder.optional_folder("gold", within=task_dir, what="gold folder")
     reference = None
-    if (task_dir / "solution.py").is_file():
-        reference = ReferenceSolution(language="python", code=read_text(task_dir / "solution.py"))
-    elif (task_dir / "solution.sh").is_file():
-        reference = ReferenceSolution(language="bash", code=read_text(task_dir / "solution.sh"))
+    for name, language in (("solution.py", "python"), ("solution.sh", "bash")):
+        if solution := folder.optional_file(name, within=task_dir, what="reference solution"):
+            reference = ReferenceSolution(language=language, code=read_text(solution))
+            break
     outputs = fields.outputs
     task = Task(
         id=str(task_dir.name if fields.id is None else fields.id),
         suite=suite,
-        family=Family.workspace,
+        family="workspace",
         instructions=[fields.instruction],
-        files=visible_files(source),
+        files=visible_files(folder, source),
         gold=Gold(
-            files=gold_files(gold),
+            files=gold_files(folder, gold),
             data={"outputs": outputs, "threshold": fields.threshold},
         ),
         answer_format=AnswerFormat(kind="files" if outputs else "text", text=fields.answer or ""),

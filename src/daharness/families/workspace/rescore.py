@@ -21,7 +21,7 @@ from daharness.core.score import Score
 from daharness.core.submission import Submission
 from daharness.core.task import Task
 from daharness.families.workspace.dacode import load_dacode
-from daharness.families.workspace.family import category_figures
+from daharness.families.workspace.figures import category_figures
 from daharness.runs.bounded_scoring import score_within_limits
 from daharness.runs.pipeline import record_fields
 from daharness.sandbox.workspace import folder_snapshot

@@ -8,7 +8,7 @@ those connections and reaches the host on the controller's own pipe, never throu
 could write. Protocol: one JSON object per line on stdin/stdout, as the kernel's.
 
 Like `daharness_kernel`, it is copied to a read-only folder and imports nothing of daharness; it uses
-the sandbox's Python packages of the `desktop` extra (python-xlib, Pillow, jeepney, websocket-client).
+the sandbox's Python packages of the `desktop` extra (python-xlib, Pillow, jeepney).
 
 Modules: `services` (the processes of the desktop), `screen` (pixels, cursor and windows over X),
 `atspi` (the accessibility tree of desktop applications over D-Bus), `browser` (Chromium's pages over

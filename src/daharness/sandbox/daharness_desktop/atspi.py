@@ -56,7 +56,7 @@ class AccessibilityBus:
 
     def elements(self) -> list[dict[str, Any]]:
         """Every element on screen of every application, in document order, as {tag, name, text, x, y,
-        width, height, states, depth}. Elements off screen are left out (the table keeps none of them),
+        width, height, states, depth, image}. Elements off screen are left out (the table keeps none of them),
         and so is an application that does not answer in time (busy starting, say): the others are
         still seen."""
         roots = self._call_all([_call(*_REGISTRY, ACCESSIBLE, "GetChildren")])[0]
@@ -130,6 +130,7 @@ class AccessibilityBus:
                 "height": 0,
                 "states": [s for i, s in enumerate(STATES) if bits >> i & 1],
                 "depth": depth,
+                "image": "Image" in kinds,  # the official table keeps an image without name or text
             }
             children = 0 if cell or depth >= MAX_DEPTH else int(properties.get("ChildCount", ("i", 0))[1])
             walk = bool(children) and not bits & _MANAGES

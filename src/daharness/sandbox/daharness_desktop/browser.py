@@ -1,23 +1,26 @@
-"""Chromium's pages over the DevTools protocol: tabs, opening a page, and each shown page's
-accessibility tree placed on the screen.
+"""Chromium's pages over the DevTools protocol (the controller's pipe, `devtools.py`): tabs, opening a
+page, checking a page, and each shown page's accessibility tree placed on the screen.
 
-The endpoint is a port of the sandbox's loopback, which agent code can reach too (as in the official
-VM). Before connecting, the controller checks in the kernel's socket table that the port is held by
-its own user id: agent code that bound the port after closing the browser would serve a made-up page.
+What the harness reads after the agent never runs the page's own script: the tabs come from the browser
+process (its tab targets say which tab each window shows), a page's HTML from the DOM domain, and a page
+check's selectors are counted by the harness's script in an isolated world of the page, whose
+`document.querySelectorAll`, `getComputedStyle` and layout are the browser's own whatever the page's
+script did to its prototypes. Every call that reaches a page has a time limit (`devtools.NotAnswering`).
 """
 
 from __future__ import annotations
 
 import json
-import os
 import time
-import urllib.request
-from pathlib import Path
 from typing import Any
 
-import websocket
+from .devtools import BrowserGone, DevTools, NotAnswering
 
 _TIMEOUT_S = 10.0
+PAGE_TIMEOUT_S = 10.0  # a call a page's renderer answers (a page in an endless loop never does)
+_OBSERVE_TIMEOUT_S = 5.0  # the same while the agent waits for its observation
+MAX_HTML = 8 << 20  # characters of a page's HTML a check reads
+_ISOLATED_WORLD = "daharness"
 # Chromium's accessibility roles, named as AT-SPI names them (the table's tags are AT-SPI's, as the paper's)
 _TAGS = {
     "RootWebArea": "document-web", "StaticText": "static", "button": "push-button", "textbox": "entry",
@@ -32,11 +35,20 @@ _TAGS = {
     "contentinfo": "landmark", "complementary": "landmark", "region": "section", "Iframe": "internal-frame",
 }  # fmt: skip
 _TWO_FRAMES = "new Promise(done => requestAnimationFrame(() => requestAnimationFrame(() => done(true))))"
+_LOADED = "location.href !== 'about:blank' && document.readyState === 'complete'"
+_SETTLED = "[document.readyState, location.href]"
 # how many elements a CSS selector matches, and how many of them are visible as Playwright counts it (a
-# non-empty box, `visibility: visible`); a selector the page cannot parse answers its error
+# non-empty box, `visibility: visible`); a selector the page cannot parse answers its error. As Playwright's
+# CSS locators, it looks into open shadow roots too (Airflow's pages draw their content in one).
 _MATCHES = """(() => {
   try {
-    const all = [...document.querySelectorAll(SELECTOR)];
+    const roots = [document], all = [];
+    for (let i = 0; i < roots.length; i++) {
+      all.push(...roots[i].querySelectorAll(SELECTOR));
+      for (const element of roots[i].querySelectorAll('*')) {
+        if (element.shadowRoot) roots.push(element.shadowRoot);
+      }
+    }
     const shown = all.filter(e => {
       const box = e.getBoundingClientRect();
       return getComputedStyle(e).visibility === 'visible' && box.width > 0 && box.height > 0;
@@ -46,75 +58,92 @@ _MATCHES = """(() => {
     return {matches: 0, visible: 0, error: String(error)};
   }
 })()"""
+_VISIBLE = "document.visibilityState"
+_METRICS = (
+    "[screenX, screenY, outerWidth, outerHeight, innerWidth, innerHeight, scrollX, scrollY, devicePixelRatio]"
+)
 _SKIPPED_ROLES = {"InlineTextBox", "LineBreak", "none", "presentation", "Ignored"}
 _STATE_PROPERTIES = ("focusable", "focused", "editable", "checked", "expanded", "selected", "required", "multiline", "modal")  # fmt: skip
 
 
-class BrowserGone(RuntimeError):
-    """No browser answers (it was closed), or its port is held by another process."""
-
-
 class Browser:
-    def __init__(self, port: int) -> None:
-        self.port = port
-        self._socket: websocket.WebSocket | None = None
-        self._next_id = 0
-        self._sessions: dict[str, str] = {}
+    """The running browser, over its DevTools pipe (a new Browser for each start of the browser)."""
+
+    def __init__(self) -> None:
+        self.devtools: DevTools | None = None
+        self._sessions: dict[str, str] = {}  # page target -> our session with it
+        self._tab_sessions: dict[str, str] = {}  # tab target -> our session with it
+        self._tab_pages: dict[str, str] = {}  # our session with a tab -> the page it shows
 
     # ---- connection -------------------------------------------------------------------------------
 
-    def connect(self) -> None:
-        if not _listened_by_me(self.port):
-            raise BrowserGone(f"port {self.port} is not the browser's (not held by the desktop's user)")
-        with urllib.request.urlopen(
-            f"http://127.0.0.1:{self.port}/json/version", timeout=_TIMEOUT_S
-        ) as answer:
-            endpoint = json.load(answer)["webSocketDebuggerUrl"]
-        self._socket = websocket.create_connection(endpoint, timeout=_TIMEOUT_S, suppress_origin=True)
-        self._sessions = {}
+    def use(self, devtools: DevTools) -> None:
+        """Talk to a (re)started browser over its pipe."""
+        self.devtools = devtools
+        self._sessions, self._tab_sessions, self._tab_pages = {}, {}, {}
 
     @property
     def connected(self) -> bool:
-        return self._socket is not None
+        return self.devtools is not None and self.devtools.open
 
-    def answers(self) -> bool:
-        """Whether the connected browser still answers (a closed one drops the connection)."""
+    def has_tabs(self) -> bool:
+        """Whether the connected browser answers and has a tab (one whose last window was closed exits)."""
         try:
-            self.call("Browser.getVersion")
-        except BrowserGone:
+            return bool(self.tabs())
+        except (BrowserGone, NotAnswering):
             return False
-        return True
 
-    def close(self) -> None:
-        if self._socket is not None:
-            self._socket.close()
-            self._socket = None
-
-    def call(self, method: str, params: dict[str, Any] | None = None, session: str | None = None) -> Any:
-        if self._socket is None:
+    def call(
+        self, method: str, params: dict[str, Any] | None = None, session: str | None = None,
+        timeout: float = _TIMEOUT_S,
+    ) -> Any:  # fmt: skip
+        if self.devtools is None:
             raise BrowserGone("not connected to the browser")
-        self._next_id += 1
-        message: dict[str, Any] = {"id": self._next_id, "method": method, "params": params or {}}
-        if session:
-            message["sessionId"] = session
-        try:
-            self._socket.send(json.dumps(message))
-            while True:
-                answer = json.loads(self._socket.recv())
-                if answer.get("id") == self._next_id:
-                    break
-        except (OSError, websocket.WebSocketException, ValueError) as exc:
-            self.close()
-            raise BrowserGone(f"the browser stopped answering ({type(exc).__name__})") from None
-        if "error" in answer:
-            raise RuntimeError(f"{method}: {answer['error'].get('message', answer['error'])}")
-        return answer.get("result", {})
+        return self.devtools.call(method, params, session, timeout)
+
+    def on_event(self, message: dict[str, Any]) -> None:
+        """Follow which page each tab shows: our session with a tab is told when its page is attached."""
+        params = message.get("params", {})
+        if message.get("method") == "Target.attachedToTarget":
+            info = params.get("targetInfo", {})
+            parent = message.get("sessionId")
+            if (
+                parent in self._tab_sessions.values()
+                and info.get("type") == "page"
+                and not info.get("subtype")
+            ):
+                self._tab_pages[parent] = info["targetId"]
+                self._sessions.setdefault(info["targetId"], params["sessionId"])
+        elif message.get("method") == "Target.detachedFromTarget":
+            gone = params.get("sessionId")
+            self._sessions = {t: s for t, s in self._sessions.items() if s != gone}
+            self._tab_sessions = {t: s for t, s in self._tab_sessions.items() if s != gone}
+            self._tab_pages.pop(gone, None)
 
     # ---- tabs -------------------------------------------------------------------------------------
 
-    def pages(self) -> list[dict[str, Any]]:
-        targets = self.call("Target.getTargets")["targetInfos"]
-        return [t for t in targets if t["type"] == "page" and not t["url"].startswith("devtools://")]
+    def tabs(self) -> list[dict[str, Any]]:
+        """The open tabs as the browser process lists them, in no page's words (a page that never answers
+        cannot hold the listing up): id (its page's target), url, title, and whether its window shows it."""
+        found = []
+        for tab in self.call("Target.getTargets", {"filter": [{"type": "tab"}]})["targetInfos"]:
+            page = self._page_of(tab["targetId"])
+            if page is not None:
+                shown = bool((tab.get("embedderData") or {}).get("tabActive"))
+                found.append({"id": page, "url": tab["url"], "title": tab["title"], "active": shown})
+        return found
+
+    def _page_of(self, tab: str) -> str | None:
+        """The page target a tab shows (our session with the tab is told it when attaching)."""
+        if tab not in self._tab_sessions:
+            try:
+                session = self.call("Target.attachToTarget", {"targetId": tab, "flatten": True})["sessionId"]
+            except RuntimeError:  # closed while we looked
+                return None
+            self._tab_sessions[tab] = session
+            self.call("Target.setAutoAttach", {"autoAttach": True, "waitForDebuggerOnStart": False,
+                                               "flatten": True}, session)  # fmt: skip
+        return self._tab_pages.get(self._tab_sessions[tab])
 
     def _session(self, target: str) -> str:
         if target not in self._sessions:
@@ -122,32 +151,46 @@ class Browser:
             self._sessions[target] = attached["sessionId"]
         return self._sessions[target]
 
-    def evaluate(self, target: str, expression: str) -> Any:
+    def evaluate(self, target: str, expression: str, timeout: float = PAGE_TIMEOUT_S) -> Any:
+        """Evaluate in the page's own world: for the harness's setup steps, before any agent code."""
         result = self.call(
-            "Runtime.evaluate", {"expression": expression, "returnByValue": True}, self._session(target)
-        )
+            "Runtime.evaluate", {"expression": expression, "returnByValue": True}, self._session(target),
+            timeout,
+        )  # fmt: skip
         return result.get("result", {}).get("value")
 
-    def tabs(self) -> list[dict[str, Any]]:
-        """The open pages: id, url, title, and whether it is the page its window shows."""
-        return [
-            {
-                "id": page["targetId"],
-                "url": page["url"],
-                "title": page["title"],
-                "active": self.evaluate(page["targetId"], "document.visibilityState") == "visible",
-            }
-            for page in self.pages()
-        ]
+    def evaluate_isolated(self, target: str, expression: str, timeout: float = PAGE_TIMEOUT_S) -> Any:
+        """Evaluate in a new isolated world of the page's main frame: the page's script shares the DOM
+        with it but none of its objects, so it cannot change what the expression calls."""
+        session = self._session(target)
+        frame = self.call("Page.getFrameTree", {}, session, timeout)["frameTree"]["frame"]["id"]
+        world = self.call("Page.createIsolatedWorld", {"frameId": frame, "worldName": _ISOLATED_WORLD},
+                          session, timeout)["executionContextId"]  # fmt: skip
+        result = self.call(
+            "Runtime.evaluate", {"expression": expression, "returnByValue": True, "contextId": world},
+            session, timeout,
+        )  # fmt: skip
+        return result.get("result", {}).get("value")
+
+    def html(self, target: str) -> str:
+        """The page's HTML (its document element's) from the DOM domain: no script of the page runs."""
+        session = self._session(target)
+        root = self.call("DOM.getDocument", {"depth": 1}, session, PAGE_TIMEOUT_S)["root"]
+        element = next((node for node in root.get("children", []) if node.get("nodeType") == 1), root)
+        html = self.call("DOM.getOuterHTML", {"nodeId": element["nodeId"]}, session, PAGE_TIMEOUT_S)
+        text = str(html.get("outerHTML", ""))
+        if len(text) > MAX_HTML:
+            raise RuntimeError(f"the page's HTML has {len(text)} characters, more than the {MAX_HTML} read")
+        return text
 
     def open_url(self, url: str, timeout_s: float = 30.0) -> dict[str, Any]:
         """Show `url` in a new tab (in the blank tab of a fresh browser) and wait until it has loaded."""
-        pages = self.pages()
-        if len(pages) == 1 and pages[0]["url"] in ("about:blank", "chrome://newtab/"):
-            target = pages[0]["targetId"]
+        tabs = self.tabs()
+        if len(tabs) == 1 and tabs[0]["url"] in ("about:blank", "chrome://newtab/"):
+            target = tabs[0]["id"]
             self.call("Page.navigate", {"url": url}, self._session(target))
-        else:
-            target = self.call("Target.createTarget", {"url": url})["targetId"]
+        else:  # in a window of its own when the browser has none left
+            target = self.call("Target.createTarget", {"url": url, "newWindow": not tabs})["targetId"]
         self.call("Target.activateTarget", {"targetId": target})
         self._wait_loaded(target, url, timeout_s)
         self.painted(target)
@@ -164,31 +207,25 @@ class Browser:
         """Open `url` in a new tab, wait until it has loaded, then wait up to `wait_s` for each selector
         in turn to match a visible element (the official `html_check`: Playwright's new page, `goto`,
         `expect(...).to_be_visible`), stopping at the first that does not; the tab is closed after and
-        the tab shown before is shown again. Answers {"problem": why the page did not load, or None (not
-        "error", the protocol's failed answer),
-        "selectors": [{"selector", "matches", "visible"[, "error"]}]}."""
+        the tab shown before is shown again. The selectors are counted in an isolated world. Answers
+        {"problem": why the page did not load or answer, or None (not "error", the protocol's failed
+        answer), "selectors": [{"selector", "matches", "visible"[, "error"]}]}."""
         shown = [tab["id"] for tab in self.tabs() if tab["active"]]
         target = self.call("Target.createTarget", {"url": "about:blank"})["targetId"]
         try:
             navigated = self.call("Page.navigate", {"url": url}, self._session(target))
             if navigated.get("errorText"):
                 return {"problem": f"{url}: {navigated['errorText']}", "selectors": []}
+            found: list[dict[str, Any]] = []
             try:
                 self._wait_loaded(target, url, load_timeout_s)
-            except TimeoutError as exc:
-                return {"problem": str(exc), "selectors": []}
-            found: list[dict[str, Any]] = []
-            for selector in selectors:
-                deadline = time.monotonic() + wait_s
-                while True:
-                    answer = self.evaluate(target, _MATCHES.replace("SELECTOR", json.dumps(selector)))
-                    answer = answer if isinstance(answer, dict) else {"matches": 0, "visible": 0}
-                    if answer["visible"] or "error" in answer or time.monotonic() > deadline:
+                for selector in selectors:
+                    answer = self._wait_visible(target, selector, wait_s)
+                    found.append({"selector": selector, **answer})
+                    if not answer["visible"]:
                         break
-                    time.sleep(0.1)
-                found.append({"selector": selector, **answer})
-                if not answer["visible"]:
-                    break
+            except (TimeoutError, NotAnswering) as exc:
+                return {"problem": str(exc), "selectors": found}
             return {"problem": None, "selectors": found}
         finally:
             self.call("Target.closeTarget", {"targetId": target})
@@ -196,14 +233,51 @@ class Browser:
             if shown:
                 self.call("Target.activateTarget", {"targetId": shown[0]})
 
-    def _wait_loaded(self, target: str, url: str, timeout_s: float) -> None:
-        """Wait until the tab has left about:blank and its document is complete (a TimeoutError if not)."""
+    def settle(self, timeout_s: float) -> bool:
+        """Wait (at most `timeout_s`) until every shown tab has loaded the page it is navigating to, as a
+        user would before reading it; whether they all did. (A page still coming from a server of the
+        agent's would never come once the agent's processes are stopped: the browser holds every call to
+        a tab whose navigation is pending.)"""
         deadline = time.monotonic() + timeout_s
-        loaded = "location.href !== 'about:blank' && document.readyState === 'complete'"
-        while not self.evaluate(target, loaded):
+        while True:
+            if all(self._loaded(tab) for tab in self.tabs() if tab["active"]):
+                return True
+            if time.monotonic() > deadline:
+                return False
+            time.sleep(0.2)
+
+    def _loaded(self, tab: dict[str, Any]) -> bool:
+        state = self._answer(lambda: self.evaluate_isolated(tab["id"], _SETTLED, timeout=1.0))
+        return state == ["complete", tab["url"]]
+
+    def _wait_visible(self, target: str, selector: str, wait_s: float) -> dict[str, Any]:
+        deadline = time.monotonic() + wait_s
+        while True:
+            answer = self.evaluate_isolated(target, _MATCHES.replace("SELECTOR", json.dumps(selector)))
+            answer = answer if isinstance(answer, dict) else {"matches": 0, "visible": 0}
+            if answer["visible"] or "error" in answer or time.monotonic() > deadline:
+                return answer
+            time.sleep(0.1)
+
+    def _wait_loaded(self, target: str, url: str, timeout_s: float) -> None:
+        """Wait until the tab has left about:blank and its document is complete (a TimeoutError if not);
+        asked in an isolated world, so that the page's script cannot answer for its document."""
+        deadline = time.monotonic() + timeout_s
+        while not self._answer(lambda: self.evaluate_isolated(target, _LOADED, timeout=2.0)):
             if time.monotonic() > deadline:
                 raise TimeoutError(f"{url} did not finish loading in {timeout_s:g} s")
             time.sleep(0.05)
+
+    @staticmethod
+    def _answer(ask: Any) -> Any:
+        """What a page answers, or None while it cannot (navigating: its frame and worlds are being
+        replaced; busy)."""
+        try:
+            return ask()
+        except (RuntimeError, NotAnswering) as exc:
+            if isinstance(exc, BrowserGone):
+                raise
+            return None
 
     def painted(self, target: str) -> None:
         """Return once the page has drawn a frame since now (two animation frames: the second starts
@@ -212,31 +286,34 @@ class Browser:
             "Runtime.evaluate",
             {"expression": _TWO_FRAMES, "awaitPromise": True, "returnByValue": True},
             self._session(target),
+            PAGE_TIMEOUT_S,
         )
 
     # ---- accessibility ----------------------------------------------------------------------------
 
     def elements(self) -> list[dict[str, Any]]:
-        """The accessibility tree of every page its window shows, placed on the screen."""
+        """The accessibility tree of every page its window shows, placed on the screen (a page that does
+        not answer in time is left out: the rest of the screen is still seen)."""
         found: list[dict[str, Any]] = []
-        for page in self.pages():
-            target = page["targetId"]
-            if self.evaluate(target, "document.visibilityState") == "visible":
-                found += self._page_elements(target)
+        for tab in self.tabs():
+            if not tab["active"]:
+                continue
+            try:  # a window covered by another has its page hidden: nothing of it is on the screen
+                if self.evaluate_isolated(tab["id"], _VISIBLE, _OBSERVE_TIMEOUT_S) == "visible":
+                    found += self._page_elements(tab["id"])
+            except NotAnswering:
+                continue
         return found
 
     def _page_elements(self, target: str) -> list[dict[str, Any]]:
         session = self._session(target)
-        metrics = self.evaluate(
-            target,
-            "[screenX, screenY, outerWidth, outerHeight, innerWidth, innerHeight, scrollX, scrollY, devicePixelRatio]",
-        )
+        metrics = self.evaluate_isolated(target, _METRICS, timeout=_OBSERVE_TIMEOUT_S)
         screen_x, screen_y, outer_w, outer_h, inner_w, inner_h, scroll_x, scroll_y, ratio = metrics
         border = (outer_w - inner_w * ratio) / 2  # the browser's own frame; its toolbars sit above the page
         origin_x = screen_x + border
         origin_y = screen_y + outer_h - inner_h * ratio - border
         boxes = self._boxes(session)
-        nodes = self.call("Accessibility.getFullAXTree", {}, session)["nodes"]
+        nodes = self.call("Accessibility.getFullAXTree", {}, session, _OBSERVE_TIMEOUT_S)["nodes"]
         by_id = {node["nodeId"]: node for node in nodes}
         found: list[dict[str, Any]] = []
         stack = [(nodes[0], 0)] if nodes else []
@@ -262,7 +339,9 @@ class Browser:
 
     def _boxes(self, session: str) -> dict[int, tuple[float, float, float, float]]:
         """Layout boxes of the main document's nodes (CSS pixels, page coordinates) by DOM node id."""
-        snapshot = self.call("DOMSnapshot.captureSnapshot", {"computedStyles": []}, session)
+        snapshot = self.call(
+            "DOMSnapshot.captureSnapshot", {"computedStyles": []}, session, _OBSERVE_TIMEOUT_S
+        )
         if not snapshot["documents"]:
             return {}
         document = snapshot["documents"][0]
@@ -291,19 +370,3 @@ def _element(node: dict[str, Any], role: str, depth: int) -> dict[str, Any]:
         "states": states,
         "depth": depth,
     }
-
-
-def _listened_by_me(port: int) -> bool:
-    """Whether a socket of this process's user listens on `port` (the network namespace's socket table
-    names each socket's owner)."""
-    wanted = f":{port:04X}"
-    for table in (Path("/proc/net/tcp"), Path("/proc/net/tcp6")):
-        try:
-            lines = table.read_text().splitlines()[1:]
-        except OSError:
-            continue
-        for line in lines:
-            fields = line.split()
-            if fields[1].endswith(wanted) and fields[3] == "0A":  # 0A: LISTEN
-                return int(fields[7]) == os.getuid()
-    return False

@@ -3,9 +3,9 @@
 Requests (one JSON object per line): {"op": "observe", "screenshot": bool, "elements": bool} |
 {"op": "windows"} | {"op": "activate", "window": id} | {"op": "open_url", "url"} | {"op": "tabs"} |
 {"op": "html", "id": tab} | {"op": "evaluate", "id": tab, "expression": js} | {"op": "close_tab", "id": tab} |
-{"op": "check_page", "url", "selectors": [css], "wait": s} |
-{"op": "ping"}. Each gets one answer: the op's fields, or {"error": {"name", "value"}}. The first line
-the controller writes is {"ready": true, "timings": {...}} once the display, the window manager, the
+{"op": "check_page", "url", "selectors": [css], "wait": s} | {"op": "settle", "wait": s} (the shown
+pages loaded) | {"op": "trapped"} (connections to the official DevTools ports, `trap.py`) | {"op": "ping"}. Each gets one answer: the op's fields, or
+{"error": {"name", "value"}}. The first line the controller writes is {"ready": true, "timings": {...}} once the display, the window manager, the
 accessibility bus and (when asked) the browser answer, or {"ready": false, "error": ...}.
 """
 
@@ -20,9 +20,11 @@ import time
 from typing import Any
 
 from .atspi import AccessibilityBus
-from .browser import Browser, BrowserGone
+from .browser import Browser
+from .devtools import BrowserGone, NotAnswering
 from .screen import Screen
 from .services import A11Y_BUS, DISPLAY, Services
+from .trap import PortTrap
 
 _BROWSER_APPLICATIONS = ("Chromium", "chromium", "Google Chrome")  # its pages come from the browser itself
 _BROWSER_EXIT_S = 10.0
@@ -30,22 +32,21 @@ _BROWSER_EXIT_S = 10.0
 
 class Controller:
     def __init__(self, config: dict[str, Any]) -> None:
-        self.services = Services(int(config["width"]), int(config["height"]), int(config["debug_port"]))
+        self.trap = PortTrap([int(port) for port in config.get("trap_ports", [])])
+        self.browser = Browser()
+        self.services = Services(int(config["width"]), int(config["height"]), self.browser.on_event)
         self.services.start(browser=bool(config.get("browser", True)))
         self.screen = Screen(DISPLAY, lambda: self.services.alive("display"))
         self.accessibility = AccessibilityBus(str(A11Y_BUS), skip_applications=_BROWSER_APPLICATIONS)
-        self.browser = Browser(self.services.debug_port)
-        if self.services.alive("browser"):
-            self.browser.connect()
+        if self.services.devtools is not None:
+            self.browser.use(self.services.devtools)
         self.handlers = {
             "observe": self.observe,
             "windows": lambda request: {"windows": self.screen.windows()},
             "activate": self.activate,
             "open_url": self.open_url,
             "tabs": lambda request: {"tabs": self._browser().tabs()},
-            "html": lambda request: {
-                "html": self._browser().evaluate(str(request["id"]), "document.documentElement.outerHTML")
-            },
+            "html": lambda request: {"html": self._browser().html(str(request["id"]))},
             # a setup step's page script (the official setup's Playwright login): the harness's, never the agent's
             "evaluate": lambda request: {
                 "value": self._browser().evaluate(str(request["id"]), str(request["expression"]))
@@ -56,6 +57,8 @@ class Controller:
                 [str(selector) for selector in request.get("selectors", [])],
                 float(request.get("wait", 5)),
             ),
+            "settle": lambda request: {"settled": self._browser().settle(float(request.get("wait", 15)))},
+            "trapped": lambda request: {"connections": self.trap.counts()},
             "ping": lambda request: {},
         }
 
@@ -94,25 +97,24 @@ class Controller:
             return []
         try:
             return self._browser().elements()
-        except BrowserGone:
+        except (BrowserGone, NotAnswering):
             return []
 
     def _browser(self) -> Browser:
-        """The connected browser; reconnected after it was restarted."""
-        if not self.browser.connected:
-            if not self.services.alive("browser"):
-                raise BrowserGone("the browser is not running")
-            self.browser.connect()
+        """The running browser (its pipe is connected when it starts)."""
+        if not self.services.alive("browser") or not self.browser.connected:
+            raise BrowserGone("the browser is not running")
         return self.browser
 
     def open_url(self, request: dict[str, Any]) -> dict[str, Any]:
-        if self.browser.connected and not self.browser.answers():
-            # closed (by agent code, say) but maybe not yet exited: a browser that closed its endpoint
+        if self.browser.connected and not self.browser.has_tabs():
+            # its last window closed (by the agent on the screen, say) but maybe not yet exited: such a browser
             # exits within moments, and only then can it be started again
             self.services.wait_exited("browser", _BROWSER_EXIT_S)
         if not self.services.alive("browser"):
             self.services.start_browser()
-            self.browser.close()
+            assert self.services.devtools is not None
+            self.browser.use(self.services.devtools)
         return {"tab": self._browser().open_url(str(request["url"]), float(request.get("timeout", 30)))}
 
     def activate(self, request: dict[str, Any]) -> dict[str, Any]:
@@ -133,7 +135,7 @@ class Controller:
             proto_out.flush()
 
     def stop(self) -> None:
-        self.browser.close()
+        self.trap.close()
         self.accessibility.close()
         self.services.stop()
 

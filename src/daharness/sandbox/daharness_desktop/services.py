@@ -4,6 +4,7 @@ Every file they keep lives in `RUN_DIR` (a folder of the sandbox's private /tmp 
 makes and owns, 0755: agent code can read it but not add, remove or replace anything in it), except
 Chromium's profile, which is the controller's alone (0700). The display's socket folder is made the
 same way before Xvfb starts, so no other process can put a socket of its own where clients look.
+Chromium's DevTools is a pipe between it and the controller (`devtools.py`), never a port.
 """
 
 from __future__ import annotations
@@ -14,9 +15,12 @@ import os
 import signal
 import subprocess
 import time
-import urllib.request
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
+
+from .devtools import BrowserGone, BrowserPipe, DevTools, NotAnswering
 
 RUN_DIR = Path("/tmp/.daharness-desktop")
 X_SOCKETS = Path("/tmp/.X11-unix")
@@ -42,6 +46,10 @@ _A11Y_CONFIG = """<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Conf
 """
 
 
+# Chromium takes 10-20 s to answer on a machine at a load of 25 (2 cores), and more now and then
+BROWSER_START_S = 60.0
+
+
 class ServiceError(RuntimeError):
     """A process of the desktop did not start or stopped; the message says which and why."""
 
@@ -52,9 +60,10 @@ class Services:
 
     width: int
     height: int
-    debug_port: int
+    on_browser_event: Callable[[dict[str, Any]], None]
     processes: dict[str, subprocess.Popen[bytes]] = field(default_factory=dict)
     timings: dict[str, float] = field(default_factory=dict)
+    devtools: DevTools | None = None  # the running browser's pipe
 
     @property
     def env(self) -> dict[str, str]:
@@ -111,11 +120,14 @@ class Services:
         self._spawn("a11y_bus", ["dbus-daemon", "--nofork", "--config-file", str(config)])
         self._wait("a11y_bus", A11Y_BUS.exists, 10.0)
 
-    def start_browser(self, timeout_s: float = 30.0) -> None:
-        """Chromium with its DevTools endpoint on the sandbox's loopback (the official port, 1337)."""
+    def start_browser(self, timeout_s: float = BROWSER_START_S) -> None:
+        """Chromium, its DevTools on a pipe of ours (`devtools`): no debugging port for anyone to reach."""
         previous = self.processes.get("browser")
         if previous is not None and previous.poll() is None:
             return
+        if self.devtools is not None:
+            self.devtools.close()
+            self.devtools = None
         started = time.perf_counter()
         profile = RUN_DIR / "chromium"
         if not profile.exists():
@@ -124,10 +136,10 @@ class Services:
             # none either: its profile was set up once by hand)
             (profile / "Default").mkdir(mode=0o700)
             (profile / "Default" / "Preferences").write_text(json.dumps(_PREFERENCES))
-        self._spawn(
-            "browser",
-            [
-                "chromium", f"--remote-debugging-port={self.debug_port}", f"--user-data-dir={profile}",
+        pipe = BrowserPipe()
+        try:
+            command, ends = pipe.launch_command([
+                "chromium", "--remote-debugging-pipe", f"--user-data-dir={profile}",
                 f"--window-size={self.width},{self.height}", "--window-position=0,0", "--start-maximized",
                 "--no-sandbox", "--no-first-run", "--no-default-browser-check", "--password-store=basic",
                 "--disable-gpu", "--disable-dev-shm-usage", "--force-device-scale-factor=1",
@@ -136,19 +148,25 @@ class Services:
                 "--disable-client-side-phishing-detection", "--disable-domain-reliability", "--mute-audio",
                 "--metrics-recording-only", "--no-service-autorun", "--disable-renderer-backgrounding",
                 "--disable-features=Translate,MediaRouter,OptimizationHints", "--test-type", "about:blank",
-            ],
-        )  # fmt: skip
+            ])  # fmt: skip
+            self._spawn("browser", command, pass_fds=ends)
+            self.devtools = pipe.connect(self.on_browser_event)
+        except BaseException:
+            pipe.close()
+            raise
         self._wait("browser", self.browser_answers, timeout_s)
         self.timings["browser_s"] = time.perf_counter() - started
 
     def browser_answers(self) -> bool:
-        try:
-            with urllib.request.urlopen(
-                f"http://127.0.0.1:{self.debug_port}/json/version", timeout=1
-            ) as answer:
-                return "webSocketDebuggerUrl" in json.load(answer)
-        except (OSError, ValueError):
+        """Whether the browser answers on its pipe (it reads it once it is up: a call made before then is
+        answered late, and its answer skipped)."""
+        if self.devtools is None:
             return False
+        try:
+            self.devtools.call("Browser.getVersion", timeout=1.0)
+        except (NotAnswering, BrowserGone):
+            return False
+        return True
 
     def wait_exited(self, name: str, timeout_s: float) -> None:
         """Give a process that is on its way out up to `timeout_s` to exit (a live one is left running)."""
@@ -161,7 +179,7 @@ class Services:
         process = self.processes.get(name)
         return process is not None and process.poll() is None
 
-    def _spawn(self, name: str, command: list[str]) -> None:
+    def _spawn(self, name: str, command: list[str], pass_fds: tuple[int, ...] = ()) -> None:
         log = open(RUN_DIR / "logs" / f"{name}.log", "wb")  # noqa: SIM115 - the child keeps it
         try:
             self.processes[name] = subprocess.Popen(
@@ -172,6 +190,7 @@ class Services:
                 env=self.env,
                 cwd=RUN_DIR / "home",
                 start_new_session=True,
+                pass_fds=pass_fds,
             )
         except OSError as exc:
             raise ServiceError(f"{name}: {command[0]} could not be started ({exc})") from None
@@ -196,6 +215,8 @@ class Services:
         return text.decode(errors="replace").strip() or "no output"
 
     def stop(self) -> None:
+        if self.devtools is not None:
+            self.devtools.close()
         for process in self.processes.values():
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(process.pid, signal.SIGKILL)

@@ -27,7 +27,6 @@ MODULES = {
     "Xlib": "python-xlib",
     "PIL": "pillow",
     "jeepney": "jeepney",
-    "websocket": "websocket-client",
     "pyautogui": "pyautogui",
     "jupyterlab": "jupyterlab",
 }

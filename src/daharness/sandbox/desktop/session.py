@@ -28,8 +28,10 @@ from daharness.sandbox.namespaces import namespace_init
 from daharness.sandbox.support import SANDBOX_KERNEL, kernel_command
 from daharness.sandbox.uids import UidLease, acquire_uid
 
-DEBUG_PORT = 1337  # Chromium's DevTools port in the official VM
-_START_TIMEOUT_S = 60.0
+# the official VM's Chrome DevTools port and the one its setup forwards it to: here the browser's DevTools
+# is a pipe of the controller's, and the controller holds these ports to see who connects (`trap.py`)
+DEVTOOLS_PORTS = (1337, 9222)
+_START_TIMEOUT_S = 90.0  # the display, then the browser (services.BROWSER_START_S)
 _REQUEST_TIMEOUT_S = 60.0
 # what the agent's code and the applications it opens need to reach the desktop
 AGENT_ENV = {
@@ -73,7 +75,7 @@ class DesktopSession:
         config = {
             "width": SCREEN_WIDTH,
             "height": SCREEN_HEIGHT,
-            "debug_port": DEBUG_PORT,
+            "trap_ports": list(DEVTOOLS_PORTS),
             "browser": self.browser,
         }
         command = ["nsenter", f"--target={init}", "--mount", "--net", "--pid", "--ipc", "--uts"]
@@ -120,7 +122,12 @@ class DesktopSession:
                 process.stdin.flush()
             except OSError:
                 raise DesktopUnavailable("the desktop stopped") from None
-            answer = self._read(time.monotonic() + timeout)
+            try:
+                answer = self._read(time.monotonic() + timeout)
+            except DesktopUnavailable:
+                # an answer that comes late would be taken for the next request's: no next request
+                self.stop()
+                raise
         if "error" in answer:
             error = answer["error"]
             raise RuntimeError(f"{error.get('name', 'Error')}: {error.get('value', '')}")

@@ -1,8 +1,10 @@
 """An observation in the form a run asked for: screenshot, table, both, or set-of-mark.
 
 Set-of-mark follows the official agent's `draw_bounding_boxes`: each kept element whose box is not a
-single flat colour (nothing to see there) gets a red outline and its number on a black label at its
-bottom-left corner, and only the marked elements are rows of the table, numbered as on the image.
+single flat colour (nothing to see there; the boxes drawn before count, and a box past the image's edge
+is black there) gets a red outline and its number on a black label at its bottom-left corner, in the
+official font (Arial 15 where installed, else Pillow's default font at its default size), and only the
+marked elements are rows of the table, numbered as on the image. The image keeps the screenshot's mode.
 """
 
 from __future__ import annotations
@@ -28,8 +30,8 @@ def build_view(
         assert image is not None
         marked, rows = mark_elements(image, rows)
         return DesktopView(
-            observation=observation, image=marked, table=linearize(rows, index=True), elements=rows,
-            duration_s=duration_s,
+            observation=observation, image=marked, raw_image=image, table=linearize(rows, index=True),
+            elements=rows, duration_s=duration_s,
         )  # fmt: skip
     return DesktopView(
         observation=observation,
@@ -44,12 +46,12 @@ def mark_elements(png: bytes, elements: list[ScreenElement]) -> tuple[bytes, lis
     """The screenshot with numbered boxes on the elements, and the elements that got a number."""
     from PIL import Image, ImageDraw  # imported when used: the families register cheaply
 
-    image = Image.open(io.BytesIO(png)).convert("RGB")
+    image = Image.open(io.BytesIO(png))
     draw = ImageDraw.Draw(image)
     marked: list[ScreenElement] = []
     for element in elements:
         box = (element.x, element.y, element.x + element.width, element.y + element.height)
-        if all(low == high for low, high in image.crop(box).getextrema()):
+        if _one_colour(image.crop(box).getextrema()):
             continue
         draw.rectangle(box, outline="red", width=1)
         label = str(len(marked) + 1)
@@ -62,8 +64,17 @@ def mark_elements(png: bytes, elements: list[ScreenElement]) -> tuple[bytes, lis
     return buffer.getvalue(), marked
 
 
+def _one_colour(extrema: Any) -> bool:
+    """Whether a crop's extrema (one (low, high) pair, or one per band) say it holds a single colour."""
+    bands = [extrema] if isinstance(extrema[0], int | float) else extrema
+    return all(low == high for low, high in bands)
+
+
 @computed_once
 def _font() -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
     from PIL import ImageFont
 
-    return ImageFont.load_default(size=15)
+    try:
+        return ImageFont.truetype("arial.ttf", 15)
+    except OSError:  # no Arial (a Linux machine without Microsoft's fonts): the official fallback
+        return ImageFont.load_default()

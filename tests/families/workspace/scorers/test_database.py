@@ -83,18 +83,25 @@ def test_a_missing_table_scores_0_for_that_table(tmp_path: Path, suffix: str) ->
     assert score_database(predicted, gold, tables=["people"]).value == 1.0
 
 
-def test_compat_pairs_tables_by_position_when_one_is_missing(tmp_path: Path) -> None:
+def test_compat_stops_reading_at_the_first_table_that_fails(tmp_path: Path) -> None:
+    # official convert_to_csvs: `try: for table_name in tables: pd.read_sql_query(f"SELECT * FROM
+    # {table_name} ...")` ... `except Exception as e: logging.warning(...)`, then
+    # `if len(pred_tables) != len(gold_tables): return 0`
     gold = make_db(tmp_path / "gold.db", GOLD_TABLES)
     renamed = make_db(
         tmp_path / "pred.db",
         {"persons": GOLD_TABLES["people"], "towns": GOLD_TABLES["cities"]},
     )
-    # Official defect: "people" is missing, so all predicted tables are compared with the gold ones
-    # in order, and the renamed tables pass.
-    assert score_database(renamed, gold, mode="compat").value == 1.0
+    assert score_database(renamed, gold, mode="compat").value == 0.0  # older revisions paired by position
     assert score_database(renamed, gold).value == 0.0
-    fewer = make_db(tmp_path / "fewer.db", {"persons": GOLD_TABLES["people"]})
-    assert score_database(fewer, gold, mode="compat").value == 0.0
+    # A name that needs quoting fails on both sides: the tables before it are compared, not the rest.
+    quoted = {**GOLD_TABLES, "my cities": GOLD_TABLES["cities"]}
+    gold_quoted = make_db(tmp_path / "gold_quoted.db", quoted)
+    other = make_db(tmp_path / "other.db", {**quoted, "my cities": ("city TEXT, population REAL", [])})
+    score = score_database(other, gold_quoted, mode="compat")
+    assert score.value == 1.0  # official 1: "my cities" is never compared
+    assert "'my cities' cannot be read" in score.explanation
+    assert score_database(other, gold_quoted).value == 0.0
 
 
 def test_compat_takes_the_minimum_of_per_table_divide_scores(tmp_path: Path) -> None:

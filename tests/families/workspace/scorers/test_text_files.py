@@ -11,7 +11,7 @@ import pytest
 
 from daharness.core.runlog import ScoringSettings
 from daharness.core.submission import Submission
-from daharness.core.task import AnswerFormat, Family, ScorerSpec, Task
+from daharness.core.task import AnswerFormat, ScorerSpec, Task
 from daharness.sandbox.workspace import folder_snapshot
 from daharness.scoring import score_submission
 
@@ -22,7 +22,7 @@ def task(**options: Any) -> Task:
     return Task(
         id="di-text-x",
         suite="test",
-        family=Family.workspace,
+        family="workspace",
         instructions=["Which countries?"],
         answer_format=AnswerFormat(kind="text"),
         scorers=[ScorerSpec(name="text", options={"expected": GOLD, **options})],

@@ -4,10 +4,11 @@ Officially these steps drive the VM's Chrome with Playwright before the agent st
 page is opened in a new tab (Superset's, Dagster's: only when no tab shows it yet), Airflow's and
 Superset's login forms are filled with the task's user and submitted, Dagster's pop-ups are closed, the
 Dagster assets are materialized through the page when the task asks, and `astro_refresh_page` reloads
-the first tab. Here the desktop's controller does the same over the browser's debugging connection,
-which it opened before any agent code ran: the page scripts below are the harness's, never the agent's.
-Dagster's `materialize_assets` action is not done here (the two tasks that ask for it do not check
-its result). Without a desktop the steps are health checks only (services.wait_healthy).
+the first tab. Here the desktop's controller does the same over the browser's DevTools pipe, which no
+agent code can reach: the page scripts below are the harness's, never the agent's. The steps are done
+again in the checks' environment, whose browser is new, before its page checks (the family's
+`check_pages`). Dagster's `materialize_assets` action is not done here (the two tasks that ask for it do
+not check its result). Without a desktop the steps are health checks only (services.wait_healthy).
 """
 
 from __future__ import annotations

@@ -14,6 +14,7 @@ from pydantic import Field
 from daharness.core.registry import scorer
 from daharness.core.score import Score
 from daharness.core.scoring import ScoringContext
+from daharness.families.workflow.modes import WORKFLOW_MODES
 from daharness.families.workflow.scorers.inputs import EvaluatorOptions, evaluate
 from daharness.scoring.outputs import duckdb_read_only
 
@@ -37,28 +38,29 @@ class LocalDatabaseOptions(EvaluatorOptions):
     schema_name: str = ""  # compare this schema instead of the default one; it must exist in the result
 
 
-@scorer("spider2v.check_local_database", options=LocalDatabaseOptions)
+@scorer("spider2v.check_local_database", options=LocalDatabaseOptions, modes=WORKFLOW_MODES)
 def check_local_database(context: ScoringContext, options: LocalDatabaseOptions) -> Score:
     """1 when the result database has the gold database's tables and views (names; with `-schema`, their
-    columns; with `-schema-content`, their rows in order), limited to the targets when given."""
+    columns; with `-schema-content`, their rows in order), limited to the targets when given.
+
+    compat writes names into the SQL bare, as the official function does (`PRAGMA table_info({name})`,
+    `SELECT * FROM {name}`, `set schema to {schema}`), so a name that needs quoting (`my table`, `order`,
+    `Sales-2024`) makes it fail and the task score 0; corrected quotes every name."""
     checks = set(options.check_type)
     for check in list(checks):
         checks.update(_IMPLIES.get(check, ()))
+    sql = _OfficialSql() if context.mode == "compat" else _QuotedSql(options.db_type)
 
     def metric(result: Path, expected: Path) -> tuple[float, str]:
         with _connect(options.db_type, result) as mine, _connect(options.db_type, expected) as gold:
             if options.schema_name:
-                found = mine(
-                    "select schema_name from information_schema.schemata where schema_name = ?",
-                    [options.schema_name],
-                )
-                if not found:
+                if not mine(*sql.schema_exists(options.schema_name)):
                     return 0.0, f"schema {options.schema_name} does not exist in the result"
                 # As officially: make it the current schema and use bare names. A qualified
                 # "schema"."table" is ambiguous when the database file has the schema's name (dbt's
                 # email_address schema in email_address.duckdb) and DuckDB refuses it.
                 for query in (mine, gold):
-                    query(f"set schema = {_quoted(options.schema_name)}")
+                    query(sql.set_schema(options.schema_name))
             for kind, targets in (("table", options.table_targets), ("view", options.view_targets)):
                 if kind not in checks:
                     continue
@@ -67,15 +69,52 @@ def check_local_database(context: ScoringContext, options: LocalDatabaseOptions)
                 if names != wanted:
                     return 0.0, f"{kind}s {names} differ from the expected {wanted}"
                 for name in names:
-                    if f"{kind}-schema" in checks and _columns(mine, name, options) != _columns(
-                        gold, name, options
-                    ):
+                    columns = sql.columns(name)
+                    if f"{kind}-schema" in checks and mine(columns) != gold(columns):
                         return 0.0, f"{kind} {name} has other columns than expected"
-                    if f"{kind}-schema-content" in checks and _rows(mine, name) != _rows(gold, name):
+                    rows = sql.rows(name)
+                    if f"{kind}-schema-content" in checks and mine(rows) != gold(rows):
                         return 0.0, f"the rows of {kind} {name} differ from the expected ones"
         return 1.0, f"database matches on {', '.join(sorted(checks))}"
 
     return evaluate(context, options, metric)
+
+
+class _QuotedSql:
+    """The queries of corrected: every name quoted, values passed as parameters."""
+
+    def __init__(self, db_type: str) -> None:
+        self.db_type = db_type
+
+    def schema_exists(self, schema: str) -> tuple[str, list[str]]:
+        return "select schema_name from information_schema.schemata where schema_name = ?", [schema]
+
+    def set_schema(self, schema: str) -> str:
+        return f"set schema = {_quoted(schema)}"
+
+    def columns(self, name: str) -> str:
+        if self.db_type == "duckdb":
+            return f"pragma table_info('{_quoted(name)}')"
+        return f"pragma table_info({_quoted(name)})"
+
+    def rows(self, name: str) -> str:
+        return f"select * from {_quoted(name)}"
+
+
+class _OfficialSql:
+    """The queries of compat, word for word the official ones: names and values written in bare."""
+
+    def schema_exists(self, schema: str) -> tuple[str]:
+        return (f"select schema_name from information_schema.schemata where schema_name = '{schema}'",)
+
+    def set_schema(self, schema: str) -> str:
+        return f"set schema to {schema}"
+
+    def columns(self, name: str) -> str:
+        return f"PRAGMA table_info({name})"
+
+    def rows(self, name: str) -> str:
+        return f"SELECT * FROM {name}"
 
 
 Query = Callable[..., list[tuple[Any, ...]]]
@@ -102,16 +141,6 @@ def _objects(query: Query, kind: str, targets: list[str]) -> list[str]:
     """The tables or views by name, as officially from sqlite_master (DuckDB has it too)."""
     rows = query(f"select name from sqlite_master where type = '{kind}' order by name")
     return [row[0] for row in rows if not targets or row[0] in targets]
-
-
-def _columns(query: Query, name: str, options: LocalDatabaseOptions) -> list[tuple[Any, ...]]:
-    if options.db_type == "duckdb":
-        return query(f"pragma table_info('{_quoted(name)}')")
-    return query(f"pragma table_info({_quoted(name)})")
-
-
-def _rows(query: Query, name: str) -> list[tuple[Any, ...]]:
-    return query(f"select * from {_quoted(name)}")
 
 
 class YamlFileOptions(EvaluatorOptions):

@@ -6,8 +6,10 @@ A task's evaluator names, per function, a `result` and an `expected` source:
 paths that exists: the official `dbt_profiles` getter), `script_output` (what a check script
 printed after the agent, gathered by the workflow family into `submission.evidence`), `screen` (what a
 getter read on the sample's desktop right after the agent, e.g. the active browser tab),
-`validate_correct_url` and `html_check` (the official getters that join a check script's output with the
-browser: `families/workflow/getters.py`; their mode is the scorer's, corrected when it has none), `gold`
+`cloud` (what a BigQuery or Snowflake getter read from the account after the agent:
+`families/workflow/cloud/getters.py`), `validate_correct_url` and `html_check` (the official getters that join a check script's output with the
+browser: `families/workflow/getters.py`; their mode is the scorer's, corrected when it has none),
+`superset_localhost_page` (Superset's home page among the browser's tabs, `getters.py`), `gold`
 (a hidden file of the task), `rule` (a value written in the task) or `none`.
 """
 
@@ -26,14 +28,21 @@ from daharness.families.workflow import getters
 SCRIPT_OUTPUTS = "script_outputs"  # submission.evidence key: script path in the home -> its stdout
 SCREEN_STATES = "screen_states"  # submission.evidence key: getter name (active_tab_info) -> what it read
 PAGE_CHECKS = "page_checks"  # submission.evidence key: html_check script path -> what the live check found
+# submission.evidence key: the last action the desktop agent's loop ran, as the release's DesktopEnv keeps it
+# in its action_history (pyautogui code, "WAIT" / "DONE" / "FAIL", or a computer_13 JSON action)
+LAST_ACTION = "last_action"
+FAIL = "FAIL"
+CLOUD_RESULTS = (
+    "cloud_results"  # submission.evidence key: a cloud getter's key -> what it gave (cloud/getters.py)
+)
 
 
 class Source(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     kind: Literal[
-        "file", "first_file", "script_output", "screen", "validate_correct_url", "html_check", "gold", "rule",
-        "none",
+        "file", "first_file", "script_output", "screen", "validate_correct_url", "html_check",
+        "superset_localhost_page", "gold", "rule", "cloud", "none",
     ]  # fmt: skip
     # file / script_output / validate_correct_url / html_check: a path in the task's home (of the check
     # script for the last three); gold: the gold file's name
@@ -82,11 +91,19 @@ def read_source(context: ScoringContext, source: Source) -> Any:
         live = context.submission.evidence.get(PAGE_CHECKS, {}).get(source.path)
         checked = context.submission.evidence.get(SCRIPT_OUTPUTS, {}).get(source.path)
         return getters.html_check(live, checked, corrected=context.mode != "compat")
+    if source.kind == getters.SUPERSET_PAGE:  # {"url", "title"}: read on the live screen (getters.py)
+        found = context.submission.evidence.get(SCREEN_STATES, {}).get(getters.SUPERSET_PAGE)
+        return getters.superset_localhost_page(found, corrected=context.mode != "compat")
     if source.kind == "screen":
         states = context.submission.evidence.get(SCREEN_STATES, {})
         if states.get(source.path) is None:
             raise MissingInput(f"the screen had no {source.path} (no desktop, or nothing was open)")
         return states[source.path]
+    if source.kind == "cloud":  # None: the getter found nothing (a missing table), as the release's
+        found = context.submission.evidence.get(CLOUD_RESULTS, {}).get(source.path)
+        if found is None:
+            raise MissingInput(f"the cloud getter {source.path} found nothing (or did not run)")
+        return found
     if source.kind == "gold":
         return context.gold(str(source.path))
     if source.kind == "rule":
@@ -106,6 +123,9 @@ def evaluate(
 ) -> Score:
     """Run `metric(result, expected) -> (value, why)`; a missing input or an error inside it scores 0."""
     name = type(options).__name__.removesuffix("Options")
+    if gave_up(context):  # DesktopEnv.evaluate: a task that can be done, given up on, scores 0
+        why = "the agent's last action was FAIL, and the task can be done"
+        return Score(value=0.0, explanation=why, checks=[Check(name=name, passed=False, explanation=why)])
     try:
         result = read_source(context, options.result)
         expected = read_source(context, options.expected)
@@ -123,6 +143,13 @@ def evaluate(
     return Score(
         value=value, explanation=why, checks=[Check(name=name, passed=value >= 1.0, explanation=why)]
     )
+
+
+def gave_up(context: ScoringContext) -> bool:
+    """Whether the agent's last action was FAIL, as the release's `DesktopEnv.evaluate` decides it: the
+    last action is the string FAIL (a computer_13 `{"action_type": "FAIL"}` is not, officially; the desktop
+    agent's corrected mode records it as FAIL)."""
+    return context.submission.evidence.get(LAST_ACTION) == FAIL
 
 
 def text_of(value: Any, errors: str = "replace") -> str:

@@ -365,7 +365,9 @@ def _style(prop: str, cell: Any, dxf: Any = None, compat: bool = False) -> Any:
     """One style property of a cell (or of a conditional format's style), as the official reader. Colours:
     corrected gives the colour a solid fill shows for both `bgcolor` and `fgcolor` (a cell's fgColor, a
     conditional style's bgColor); compat reads `fill.bgColor` / `fill.fgColor` as officially, so a cell's
-    solid red fill has bgcolor 00000000 there."""
+    solid red fill has bgcolor 00000000 there. A font without a colour (LibreOffice writes such fonts), or
+    a conditional style without a font or number format: compat raises where the official reader does (the
+    task scores 0), corrected reads None (nothing set)."""
     from openpyxl.cell.cell import MergedCell
 
     empty = cell.value is None
@@ -373,16 +375,26 @@ def _style(prop: str, cell: Any, dxf: Any = None, compat: bool = False) -> Any:
     if prop == "number_format":
         if empty or cell.data_type != "n":
             return None
+        if dxf is not None and dxf.numFmt is None and compat:  # official `diff_style.numFmt.formatCode`
+            raise ValueError("a conditional format's style has no number format (the official reader fails)")
         return dxf.numFmt.formatCode if dxf is not None and dxf.numFmt is not None else cell.number_format
     if prop.startswith("font_"):
         if empty:
             return None
         font = source.font
+        missing = (
+            "font" if font is None else "font colour" if prop == "font_color" and font.color is None else ""
+        )
+        if missing and compat:  # official `(diff_style or cell).font.color.rgb` raises AttributeError
+            where = "a conditional format's style" if dxf is not None else f"cell {cell.coordinate}"
+            raise ValueError(f"{where} has no {missing} (the official _read_cell_style fails on it)")
+        if missing:
+            return None  # corrected: nothing set, the application's automatic colour
         attribute = {"font_name": "name", "font_family": "family", "font_bold": "bold", "font_italic": "italic",
                      "font_underline": "underline", "font_size": "size"}.get(prop)  # fmt: skip
         if prop == "font_color":
-            return font.color.rgb if font is not None and font.color is not None else None
-        return getattr(font, attribute) if font is not None else None
+            return font.color.rgb
+        return getattr(font, attribute)
     if prop == "fill_type":
         return getattr(source.fill, "tagname", None) if source.fill is not None else None
     if prop in ("bgcolor", "fgcolor"):
@@ -408,6 +420,11 @@ def _styles(sheet: Any, cached: Any, props: list[str], compat: bool) -> dict[str
     }
     for formatting in sheet.conditional_formatting:
         for rule in formatting.rules:
+            if compat and rule.type != "expression":
+                raise ValueError(
+                    f"a conditional format of type {rule.type} (the official load_xlsx_styles reads only "
+                    "'expression' ones and raises NotImplementedError)"
+                )
             test = _condition(rule, cached)
             if test is None:
                 continue

@@ -11,16 +11,17 @@ Two modes:
 * ``compat`` reproduces the official ``compare_sqlite`` (``da_agent/evaluators/metrics/table.py``):
 
   - The tables are every ``type='table'`` entry of the gold ``sqlite_master``, internal ones such as
-    ``sqlite_sequence`` included, in creation order. Names are put into ``SELECT * FROM <name>``
-    unquoted, so a name that needs quoting fails (and the task scores 0).
+    ``sqlite_sequence`` included, in creation order (or the ``tables`` asked for). Each is read with
+    ``SELECT * FROM <name>``, the name unquoted, first from the gold, then from the prediction; on each
+    side the reading stops at the first table that fails (the official ``convert_to_csvs`` swallows the
+    error and keeps what it read). When the two sides read different numbers of tables the score is 0:
+    a missing or renamed table scores 0. **Defect: a name that needs quoting** (``my table``, ``order``)
+    fails on both sides and ends the reading there, so it and every table after it are never compared
+    (the tables before it decide; when it comes first, nothing is compared and the score is 0).
   - Every table goes through a CSV round trip (``read_sql_query`` -> ``to_csv`` -> ``read_csv``) and is
-    compared with the compat table rule: the per-table ``score_rule`` is ``compare_csv``'s default
-    (``divide``), ignore_order defaults to False, tolerance 0.01, and the database's score is the
-    **minimum** over tables.
-  - **Defect: tables paired by position.** When a gold table cannot be read from the predicted database
-    (a missing table), the official code compares *all* the predicted database's tables with the gold
-    tables by position, and scores 0 only if their numbers differ. A table under the wrong name, or
-    the right data in a table with another name, can therefore still score 1.
+    compared with the compat table rule (hashed match first, see ``table.py``): the per-table
+    ``score_rule`` is ``compare_csv``'s default (``divide``), ignore_order defaults to False, tolerance
+    0.01, an empty table scores 0, and the database's score is the **minimum** over tables.
   - The whole comparison runs under the same 10 s limit as a table (default ``timeout_s``).
   - A missing or corrupt predicted file scores 0 (officially, ``sqlite3.connect`` even creates an empty
     file first); any error on the gold side scores 0. The official code has no DuckDB support; compat
@@ -58,6 +59,7 @@ from daharness.families.workspace.scorers.table import (
     compare_frames,
     read_csv,
 )
+from daharness.families.workspace.scorers.table_compat import OfficialFailure
 from daharness.scoring.outputs import duckdb_read_only, nothing_collected
 
 if TYPE_CHECKING:  # the libraries are imported where used, so that registering the scorers is cheap
@@ -209,7 +211,7 @@ def score_database(
         details["timed_out"] = True
         limit = f"{options.timeout_s:g} s" + (" (the official evaluator's limit)" if mode == "compat" else "")
         return Score(value=0.0, explanation=f"comparison exceeded {limit}", details=details)
-    except GoldTableError as exc:
+    except (GoldTableError, OfficialFailure) as exc:
         if mode != "compat":
             raise
         details["error"] = str(exc)
@@ -265,20 +267,18 @@ class _PredictedUnreadable(Exception):
     """The predicted file is not a database this engine can open, or its tables cannot be read."""
 
 
-def _gold_frames(
-    gold: Path, tables: list[str], *, compat: bool, deadline: Deadline
-) -> dict[str, pd.DataFrame]:
+def _gold_frames(gold: Path, tables: list[str], *, deadline: Deadline) -> dict[str, pd.DataFrame]:
     if not gold.is_file():
         raise GoldTableError(f"no gold database {gold}")
     try:
         with _open(gold) as database:
-            names = tables or database.table_names(internal=compat, views=False)
+            names = tables or database.table_names(internal=False, views=False)
             if not names:
                 raise GoldTableError(f"the gold database {gold.name} has no tables")
             frames = {}
             for name in names:
                 deadline.check()
-                frames[name] = database.read(name, compat=compat)
+                frames[name] = database.read(name, compat=False)
             return frames
     except (*_database_errors(), ValueError) as exc:
         if isinstance(exc, GoldTableError):
@@ -286,44 +286,65 @@ def _gold_frames(
         raise GoldTableError(f"cannot read gold database {gold.name}: {exc}") from exc
 
 
+def _read_until_failure(database: _Database, names: list[str], deadline: Deadline) -> list[pd.DataFrame]:
+    """The tables read in order up to the first that cannot be read, as the official ``convert_to_csvs``
+    reads them: it catches the error (any ``Exception``) and returns what it had."""
+    frames = []
+    for name in names:
+        deadline.check()
+        try:
+            frames.append(database.read(name, compat=True))
+        except Exception:  # the official code swallows every error here
+            break
+    return frames
+
+
 def _compare_official(
     predicted: Path, gold: Path, tables: list[str], options_at: _TableOptionsAt, deadline: Deadline
 ) -> tuple[float, str, list[dict[str, Any]]]:
-    gold_frames = _gold_frames(gold, tables, compat=True, deadline=deadline)
+    if not gold.is_file():
+        raise GoldTableError(f"no gold database {gold}")
+    try:
+        with _open(gold) as database:
+            names = tables or database.table_names(internal=True, views=False)
+            gold_frames = _read_until_failure(database, names, deadline)
+    except _database_errors() as exc:
+        raise GoldTableError(f"cannot read gold database {gold.name}: {exc}") from exc
     try:
         with _open(predicted) as database:
-            try:
-                pairs = [(name, name, database.read(name, compat=True)) for name in gold_frames]
-            except (*_database_errors(), ValueError):
-                # Defect: fall back to all predicted tables, paired with the gold ones by position.
-                names = database.table_names(internal=True, views=False)
-                if len(names) != len(gold_frames):
-                    explanation = f"a gold table is missing and the predicted database has {len(names)} tables, not {len(gold_frames)}"
-                    return 0.0, explanation, []
-                pairs = [
-                    (gold_name, name, database.read(name, compat=True))
-                    for gold_name, name in zip(gold_frames, names, strict=True)
-                ]
-    except (*_database_errors(), ValueError) as exc:
+            predicted_frames = _read_until_failure(database, names, deadline)
+    except _database_errors() as exc:
         raise _PredictedUnreadable(str(exc)) from exc
+    unread = names[len(gold_frames)] if len(gold_frames) < len(names) else None
+    if len(predicted_frames) != len(gold_frames):
+        explanation = (
+            f"{len(predicted_frames)} table(s) read from the prediction, {len(gold_frames)} from the gold "
+            "(the official reading stops at the first table that cannot be read)"
+        )
+        return 0.0, explanation, []
+    if not gold_frames:
+        return 0.0, f"table {unread!r} cannot be read (SELECT * FROM {unread}), so no table is compared", []
 
     per_table = []
-    for index, (gold_name, predicted_name, predicted_frame) in enumerate(pairs):
+    for index, (predicted_frame, gold_frame) in enumerate(zip(predicted_frames, gold_frames, strict=True)):
         deadline.check()
         try:
             options = options_at(index)
         except _OfficialIndexError as exc:
             return 0.0, str(exc), per_table
-        _, compared = compare_frames(predicted_frame, gold_frames[gold_name], options, deadline)
-        per_table.append({"table": gold_name, "predicted_table": predicted_name, **compared})
+        _, compared = compare_frames(predicted_frame, gold_frame, options, deadline)
+        per_table.append({"table": names[index], "predicted_table": names[index], **compared})
     value = min(entry["score"] for entry in per_table)
-    return value, _explain(per_table, "minimum over tables"), per_table
+    explanation = _explain(per_table, "minimum over tables")
+    if unread is not None:
+        explanation += f"; table {unread!r} cannot be read (SELECT * FROM {unread}): it and the tables after it are not compared"
+    return value, explanation, per_table
 
 
 def _compare_corrected(
     predicted: Path, gold: Path, tables: list[str], options_at: _TableOptionsAt, deadline: Deadline
 ) -> tuple[float, str, list[dict[str, Any]]]:
-    gold_frames = _gold_frames(gold, tables, compat=False, deadline=deadline)
+    gold_frames = _gold_frames(gold, tables, deadline=deadline)
     per_table: list[dict[str, Any]] = []
     try:
         with _open(predicted) as database:

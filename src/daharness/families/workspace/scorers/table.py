@@ -17,21 +17,26 @@ Two modes:
     pandas infers each column's type and turns ``""``, ``NA``, ``null``, ``NaN`` ... into NaN, and only
     the first 10,000 rows of either file are compared. A missing predicted file scores 0; an unreadable
     one raises inside the evaluator, whose catch-all scores the task 0; an empty one (no rows) scores 0.
-  - Two cells match if both are NaN, or both are Python numbers (``bool`` counts as one) and
-    ``math.isclose(a, b, abs_tol=0.01)`` holds, or both are strings equal after ``lower().strip()``, or
-    else ``a == b``. A number never equals a string: ``"5"`` in a text column is not ``5``.
+    A gold file pandas finds empty or cannot parse counts 0 and the next gold candidate is tried.
+  - A gold column is found by a hashed match first, then cell by cell (``table_compat.py`` gives both):
+    the hash rounds floats to a multiple of 0.01 and lower-cases text, so values in the same 0.01 bucket
+    match although ``isclose`` says no (0.015 and 0.025), and an infinite number anywhere in the
+    prediction makes the official code raise (score 0). Cell by cell, two cells match if both are NaN,
+    or both are Python numbers (``bool`` counts as one) and ``math.isclose(a, b, abs_tol=0.01)`` holds,
+    or both are strings equal after ``lower().strip()``, or else ``a == b``. A number never equals a
+    string: ``"5"`` in a text column is not ``5``.
   - The tolerance is hard-coded to 0.01 (plus ``isclose``'s relative 1e-9); it is the default here.
     (Older official revisions used 1e-3 and compared strings exactly; compat follows DA-Code's HEAD.)
   - ``score_rule`` defaults to ``divide`` (the current official default; an earlier revision used
     ``all``, as does the paper's 0/1 rule). ``condition_cols`` are positions, ``[]`` means every column
     (names are accepted here too, in both modes, though the official code would fail on them).
   - The official ``total_scores`` option (a multiplier of the score, 1 by default) is not offered.
-  - Any error on the gold side (unreadable gold file, ``condition_cols`` out of range) scores 0, also when
-    another gold candidate would have matched, because the official exception ends the whole task.
-  - **Defect 1, ignore_order.** Each column is sorted on its own (by ``str(value)``, so numbers sort as
-    text, and case-sensitively although strings then compare without case) before the cell-by-cell
-    comparison. Row pairing is lost: a table whose rows are scrambled
-    across columns, e.g. every name given the wrong value, still scores 1.
+  - Any other error on the gold side (a missing or undecodable gold file, ``condition_cols`` out of range)
+    scores 0, also when another gold candidate would have matched: the official exception ends the task.
+  - **Defect 1, ignore_order.** Each column is sorted on its own (the hash sorts its tokens as text; the
+    cell rule sorts by ``str(value)``, numbers as text and case-sensitively) before the comparison. Row
+    pairing is lost: a table whose rows are scrambled across columns, e.g. every name given the wrong
+    value, still scores 1.
   - **Defect 2, timeout.** The evaluator runs each task's metrics under a 10 s ``signal.alarm`` and scores
     0 when it fires, so a correct answer on a large table can score 0, depending on the machine. compat
     applies ``timeout_s=10`` to each call by default (the official budget is shared by all metrics of a
@@ -46,7 +51,10 @@ Two modes:
     consistent with the earlier found ones counts. (Near-ties straddling a bucket edge in several columns
     at once can in rare cases pair rows differently.)
   - No timeout unless ``timeout_s`` is given.
-  - Tolerance 1e-2, absolute only. Strings compare after trimming and case-folding (unless the task's
+  - Tolerance 1e-2, absolute only: ``|a - b| <= 0.01`` on the values as read, never a shared rounding
+    bucket (the official buckets pass 0.015/0.025 and fail 0.025/0.035, both pairs 0.01 apart, by where
+    the bucket edges fall), and no number makes the comparison fail. Strings compare after trimming and
+    case-folding (unless the task's
     ``case_sensitive`` / ``whitespace_sensitive`` say its instruction fixes them, see ``exactness.py``),
     a blank string counts as missing (a CSV cannot tell them apart), and a number written as text
     (``"5"``, ``"5.0"``) compares as the number.
@@ -70,6 +78,7 @@ from daharness.core.registry import scorer
 from daharness.core.score import Score
 from daharness.core.scoring import GoldProblem, ScoringContext
 from daharness.families.workspace.modes import WORKSPACE_MODES
+from daharness.families.workspace.scorers.table_compat import OfficialFailure, official_cells, official_found
 from daharness.scoring.exactness import TextRules, text_key
 from daharness.scoring.outputs import OutputFileOptions, nothing_collected
 from daharness.scoring.plain_number import PLAIN_NUMBER
@@ -257,7 +266,7 @@ def compare_tables(
         score, details = compare_frames(predicted, gold, options, deadline)
     except ComparisonTimeout as exc:
         return 0.0, {**options.summary(), "timed_out": True, "error": str(exc)}
-    except GoldTableError as exc:
+    except (GoldTableError, OfficialFailure) as exc:
         if options.mode != "compat":
             raise
         return 0.0, {**options.summary(), "timed_out": False, "error": str(exc)}
@@ -316,43 +325,7 @@ def _score(found: int, required: int, rule: ScoreRule) -> float:
     return 1.0 if found == required else 0.0
 
 
-def _columns(frame: pd.DataFrame) -> list[list[Any]]:
-    return [frame.iloc[:, index].tolist() for index in range(frame.shape[1])]
-
-
-# ---- compat: the official rule ----------------------------------------------------------------------
-
-
-def _official_order(value: Any) -> tuple[bool, str, bool]:
-    # The official sort key: by text, so 10 sorts before 9; the same key is used on both sides.
-    return (value is None, str(value), isinstance(value, int | float))
-
-
-def _official_cells_matcher(tolerance: float) -> Callable[[Any, Any], bool]:
-    """Two cells as the official evaluator compares them; pandas is imported once, not per cell."""
-    import pandas as pd
-
-    def cells_match(a: Any, b: Any) -> bool:
-        if pd.isna(a) and pd.isna(b):
-            return True
-        if isinstance(a, int | float) and isinstance(b, int | float):
-            return math.isclose(float(a), float(b), abs_tol=tolerance)
-        if isinstance(a, str) and isinstance(b, str):
-            return a.lower().strip() == b.lower().strip()
-        return bool(a == b)
-
-    return cells_match
-
-
-def _official_vectors_match(
-    gold: list[Any], predicted: list[Any], tolerance: float, ignore_order: bool
-) -> bool:
-    if len(gold) != len(predicted):
-        return False
-    if ignore_order:  # defect 1: each column sorted on its own
-        gold, predicted = sorted(gold, key=_official_order), sorted(predicted, key=_official_order)
-    cells_match = _official_cells_matcher(tolerance)
-    return all(cells_match(a, b) for a, b in zip(gold, predicted, strict=True))
+# ---- compat: the official rule (table_compat.py) ----------------------------------------------------
 
 
 def _compare_official(
@@ -362,22 +335,21 @@ def _compare_official(
     options: TableOptions,
     deadline: Deadline,
 ) -> _Result:
-    gold_columns, predicted_columns = _columns(gold), _columns(predicted)
-    found: list[tuple[int, int]] = []
-    missed: list[int] = []
-    for g in required:
-        match = None
-        for p, column in enumerate(predicted_columns):
-            deadline.check()
-            if _official_vectors_match(gold_columns[g], column, options.tolerance, options.ignore_order):
-                match = p
-                break
-        if match is None:
-            missed.append(g)
-        else:
-            found.append((g, match))
     if not required:  # the official "all" loop over no columns keeps its initial full score
         return _Result(1.0, [], [], [])
+    # The official code transposes the required gold columns together (iloc keeps duplicates).
+    gold_columns = dict(zip(required, official_cells(gold.iloc[:, required]), strict=True))
+    found = official_found(
+        gold_columns,
+        official_cells(predicted),
+        required,
+        tolerance=options.tolerance,
+        ignore_order=options.ignore_order,
+        stop_at_first_miss=options.score_rule == "all",
+        check=deadline.check,
+    )
+    found_gold = {g for g, _ in found}
+    missed = [g for g in required if g not in found_gold]
     return _Result(_score(len(found), len(required), options.score_rule), found, missed, required)
 
 
@@ -740,7 +712,11 @@ def score_table(
             try:
                 gold_frame = read_csv(path, compat=mode == "compat")
             except Exception as exc:  # a broken gold file is the benchmark's fault
-                raise GoldTableError(f"cannot read gold file {path}: {type(exc).__name__}: {exc}") from exc
+                problem = f"cannot read gold file {path}: {type(exc).__name__}: {exc}"
+                if mode == "compat" and _official_skips(exc):
+                    candidates.append({"gold": str(path), "score": 0.0, "error": problem})
+                    continue
+                raise GoldTableError(problem) from exc
             compared_with = _options_for_gold(options, per_gold, index)
             _, compared = compare_frames(predicted_frame, gold_frame, compared_with, deadline)
             candidates.append({"gold": str(path), **compared})
@@ -748,14 +724,22 @@ def score_table(
         details.update(timed_out=True, candidates=candidates)
         limit = f"{options.timeout_s:g} s" + (" (the official evaluator's limit)" if mode == "compat" else "")
         return Score(value=0.0, explanation=f"comparison exceeded {limit}", details=details)
-    except GoldTableError as exc:
+    except (GoldTableError, OfficialFailure) as exc:
         if mode != "compat":
             raise
         details.update(candidates=candidates, error=str(exc))
         return Score(value=0.0, explanation=f"{exc} (the official evaluator scores 0)", details=details)
 
-    best = max(range(len(candidates)), key=lambda index: candidates[index]["score"])
+    best = max(
+        range(len(candidates)),
+        key=lambda index: (candidates[index]["score"], "error" not in candidates[index]),
+    )
     chosen = candidates[best]
+    if "error" in chosen:  # compat: every gold file was one the official reader skips
+        details.update(candidates=candidates, error=chosen["error"])
+        return Score(
+            value=0.0, explanation=f"{chosen['error']} (the official evaluator scores 0)", details=details
+        )
     details.update(candidates=candidates, best=best)
     explanation = f"{len(chosen['found'])}/{chosen['required']} gold columns found"
     if chosen["missed"]:
@@ -764,6 +748,14 @@ def score_table(
     if len(candidates) > 1:
         explanation += f"; best of {len(candidates)} gold files: {Path(chosen['gold']).name}"
     return Score(value=min(1.0, max(0.0, chosen["score"])), explanation=explanation, details=details)
+
+
+def _official_skips(error: Exception) -> bool:
+    """Whether the official compare_csv scores this gold file 0 and goes on to the next one (it catches
+    pandas' EmptyDataError and ParserError; anything else ends the task)."""
+    import pandas as pd
+
+    return isinstance(error, pd.errors.EmptyDataError | pd.errors.ParserError)
 
 
 def _options_for_gold(options: TableOptions, per_gold: dict[str, list[Any]], index: int) -> TableOptions:
