@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from daharness.core.backend import OverlayBlocked, SandboxBackend
+from daharness.core.desktop import Desktop
 from daharness.core.errors import AgentFailure, InfrastructureError
 from daharness.core.family import FamilyBase, FormatOption, SampleEnvironment, SandboxAdditions
 from daharness.core.family_commands import DoctorSection
@@ -134,9 +135,9 @@ class WorkflowFamily(FamilyBase):
         for step in task.setup:
             if "service" in step.args:  # an application's health check, and on a desktop its page
                 run_step(env.sandbox, step, timeout=step_timeout(task))
-                if screen.has_desktop(env.sandbox):
-                    webui.run_init_step(env.sandbox, step.args)
-            elif screen.is_gui_step(step) and screen.has_desktop(env.sandbox):
+                if env.sandbox.desktop is not None:
+                    webui.run_init_step(env.sandbox.desktop, step.args)
+            elif screen.is_gui_step(step) and env.sandbox.desktop is not None:
                 screen.run_gui_step(env.sandbox, step, env.sandbox.workdir)
             else:
                 run_step(env.sandbox, step, timeout=step_timeout(task))
@@ -146,9 +147,9 @@ class WorkflowFamily(FamilyBase):
 
     def finish(self, task: Task, env: SampleEnvironment, submission: Submission) -> None:
         box = env.sandbox
-        desktop = screen.has_desktop(box)
+        desktop = box.desktop
         postconfig = [SetupStep.model_validate(raw) for raw in task.gold.data.get("postconfig", [])]
-        if desktop:  # what the agent left unsaved on the screen is saved, as officially
+        if desktop is not None:  # what the agent left unsaved on the screen is saved, as officially
             with read_after_agent("the postconfig on the screen", submission):
                 gui_steps, began = list(filter(screen.is_gui_step, postconfig)), time.time()
                 for step in gui_steps:
@@ -176,16 +177,16 @@ class WorkflowFamily(FamilyBase):
             (s.get("value") or SUPERSET_DEFAULTS for s in sources if s.get("kind") == SUPERSET_PAGE), None
         )
         superset_tabs: list[dict[str, str]] = []
-        if desktop:  # the screen as the agent left it, read with nothing of the agent's running
-            if (getters or superset) and (note := screen.settle_pages(box)):
+        if desktop is not None:  # the screen as the agent left it, read with nothing of the agent's running
+            if (getters or superset) and (note := screen.settle_pages(desktop)):
                 submission.trajectory.append(Note(text=note))
-            screen.stop_agent(box)
+            screen.stop_agent(desktop)
             with read_after_agent("reading the browser", submission):
                 if getters:
-                    submission.evidence[SCREEN_STATES] = screen.collect_screen(box, getters)
+                    submission.evidence[SCREEN_STATES] = screen.collect_screen(desktop, getters)
                 if superset:
-                    superset_tabs = screen.superset_tabs(box)
-                submission.suspicions += screen.debugging_connections(box)
+                    superset_tabs = screen.superset_tabs(desktop)
+                submission.suspicions += screen.debugging_connections(desktop)
         box.interrupt()  # nothing the agent left running may touch its files or the checks from here on
         if (found := cloud.collect(task, box)) is not None:  # what the accounts hold after the agent
             submission.evidence[CLOUD_RESULTS] = found
@@ -222,9 +223,9 @@ class WorkflowFamily(FamilyBase):
                 }),
             )  # fmt: skip
         page_checks = {str(s["path"]): s for s in sources if s.get("kind") == "html_check"}
-        if (page_checks or superset) and desktop:
+        if (page_checks or superset) and desktop is not None:
             with read_after_agent("the page checks", submission):
-                reopen_pages(task, box, submission)
+                reopen_pages(task, box, desktop, submission)
                 if page_checks:
                     check_pages(box, page_checks, submission)
                 if superset:
@@ -232,7 +233,7 @@ class WorkflowFamily(FamilyBase):
                     states[SUPERSET_PAGE] = screen.superset_checks(
                         box, superset_tabs, superset["url"], superset["title"]
                     )
-                submission.suspicions += screen.debugging_connections(box)
+                submission.suspicions += screen.debugging_connections(desktop)
 
     def figures(self, records: list[SampleRecord]) -> FamilyFigures | None:
         figures = workflow_figures(records)
@@ -276,13 +277,13 @@ def screen_getters(sources: list[dict[str, Any]]) -> set[str]:
     return getters
 
 
-def reopen_pages(task: Task, box: SandboxBackend, submission: Submission) -> None:
+def reopen_pages(task: Task, box: SandboxBackend, desktop: Desktop, submission: Submission) -> None:
     """Before the page checks, in the checks' environment: the browser (new there) logged into the
     application as the setup did, and the setup's `launch` servers started again, so that the pages come
     from servers no process of the agent's is left to answer for."""
     for step in task.setup:
         if "service" in step.args:
-            done = webui.run_init_step(box, step.args)
+            done = webui.run_init_step(desktop, step.args)
         elif screen.is_launch(step):
             done = screen.run_gui_step(box, step, box.workdir)
         else:
