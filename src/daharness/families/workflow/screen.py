@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 import shlex
 import time
+from collections.abc import Set as AbstractSet
 from pathlib import PurePosixPath
 from typing import Any
 from urllib.parse import quote, urlsplit
@@ -88,7 +89,7 @@ _PAGE_LOAD_S = 30.0  # Playwright's `goto` waits this long by default
 _SETTLE_PAGES_S = 15.0
 
 
-def collect_screen(screen: Desktop, getters: set[str]) -> dict[str, Any]:
+def collect_screen(screen: Desktop, getters: AbstractSet[str]) -> dict[str, Any]:
     """What the official getters read on the screen, read once the agent's processes are stopped (the
     pages the browser holds stay as they were): `active_tab_info`, the browser's shown tab (url, title,
     content); `active_tab_url`, its url and title only. The tabs come from the browser process and the
