@@ -11,7 +11,8 @@ import pytest
 from desktop_helpers import desktop_box, desktop_task, needs_desktop, pixel, serve, wait_for_window
 from helpers import wait_until
 
-from daharness.core.desktop import DesktopUnavailable, require_desktop
+from daharness.core.backend import require_desktop
+from daharness.core.desktop import DesktopUnavailable
 from daharness.core.limits import Limits
 from daharness.sandbox import BwrapSandbox
 from daharness.sandbox.desktop import apps

@@ -9,8 +9,8 @@ from typing import Any, ClassVar
 
 import pytest
 
-from daharness.core.backend import SandboxBackend, Snapshot
-from daharness.core.desktop import Desktop, DesktopUnavailable, require_desktop
+from daharness.core.backend import SandboxBackend, Snapshot, require_desktop
+from daharness.core.desktop import Desktop, DesktopUnavailable
 from daharness.core.observation import Observation
 from daharness.core.registry import backends
 from daharness.core.submission import ActionEvent

@@ -18,11 +18,11 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
+from daharness.core.desktop import Desktop, DesktopUnavailable
 from daharness.core.limits import Limits
 from daharness.core.observation import Observation
 
 if TYPE_CHECKING:
-    from daharness.core.desktop import Desktop
     from daharness.core.submission import ActionEvent
 
 SkipKind = Literal["symlink", "hardlink", "fifo", "socket", "device", "unreadable", "over_quota"]
@@ -225,3 +225,11 @@ class SandboxBackend(ABC):
     @abstractmethod
     def time_left_s(self) -> float:
         """Wall time left of the sample's budget."""
+
+
+def require_desktop(box: SandboxBackend) -> Desktop:
+    """The sandbox's desktop, for a step that cannot go without one (as inspect_ai's `as_type` narrows a
+    sandbox): DesktopUnavailable, saying so, when it has none."""
+    if box.desktop is None:
+        raise DesktopUnavailable(f"the {box.name} sandbox of this sample has no desktop")
+    return box.desktop

@@ -11,14 +11,11 @@ written, and the paper's JSON action space, belong to the sandbox's desktop (`sa
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Literal, Protocol, TypedDict
+from typing import Any, Literal, Protocol, TypedDict
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from daharness.core.observation import Observation
-
-if TYPE_CHECKING:
-    from daharness.core.backend import SandboxBackend
 
 SCREEN_WIDTH = 1920
 SCREEN_HEIGHT = 1080
@@ -154,11 +151,3 @@ class Desktop(Protocol):
     def trapped_connections(self) -> dict[str, int]:
         """Port -> connections made to the official VM's DevTools ports since the desktop started."""
         ...
-
-
-def require_desktop(box: SandboxBackend) -> Desktop:
-    """The sandbox's desktop, for a step that cannot go without one (as inspect_ai's `as_type` narrows a
-    sandbox): DesktopUnavailable, saying so, when it has none."""
-    if box.desktop is None:
-        raise DesktopUnavailable(f"the {box.name} sandbox of this sample has no desktop")
-    return box.desktop

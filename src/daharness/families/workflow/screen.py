@@ -23,8 +23,8 @@ from pathlib import PurePosixPath
 from typing import Any
 from urllib.parse import quote, urlsplit
 
-from daharness.core.backend import SandboxBackend
-from daharness.core.desktop import Desktop, PageCheck, Tab, Window, require_desktop
+from daharness.core.backend import SandboxBackend, require_desktop
+from daharness.core.desktop import Desktop, PageCheck, Tab, Window
 from daharness.core.record import Suspicion
 from daharness.core.task import SetupStep
 from daharness.families.workflow import getters
