@@ -63,18 +63,18 @@ def show_page(box: BwrapSandbox, title: str) -> None:
     rows = "".join(f"<tr><td>order {i}</td><td>{i * 7}</td></tr>" for i in range(20))
     page = PAGE.replace("<title>orders", f"<title>{title}").replace("<h1>Orders", f"<h1>{title}")
     base = serve(box, {"index.html": page.format(rows=rows)}, 8000)
-    box.desktop_request("open_url", url=f"{base}/index.html")
+    box.desktop.open_url(f"{base}/index.html")
 
 
 def observation_ms(box: BwrapSandbox, steps: int) -> dict[str, float]:
-    box.observe_desktop(
+    box.desktop.observe(
         "screenshot_a11y_tree"
     )  # warm: the first walk makes the applications build their trees
     times = {"screenshot": [], "a11y_tree": [], "screenshot_a11y_tree": []}
     for _ in range(steps):
         for kind, found in times.items():
             began = time.perf_counter()
-            box.observe_desktop(kind)  # type: ignore[arg-type]
+            box.desktop.observe(kind)  # type: ignore[arg-type]
             found.append((time.perf_counter() - began) * 1000)
     return {kind: statistics.median(found) for kind, found in times.items()}
 
@@ -97,9 +97,9 @@ def interference(folder: Path) -> tuple[bool, float, list[str]]:
             ready.append(time.perf_counter() - began)
             both_up.wait()  # from here on both desktops run
             seen[name] = {
-                "tabs": [tab["title"] for tab in box.desktop_request("tabs")["tabs"]],
-                "headings": [e.name for e in box.observe_desktop("a11y_tree").elements if e.tag == "heading"],
-                "screenshot": box.observe_desktop("screenshot").image,
+                "tabs": [tab["title"] for tab in box.desktop.tabs()],
+                "headings": [e.name for e in box.desktop.observe("a11y_tree").elements if e.tag == "heading"],
+                "screenshot": box.desktop.observe("screenshot").image,
             }
             both_up.wait()
         except Exception as exc:
@@ -150,11 +150,11 @@ def main() -> None:
                 f"{options.steps})  target <= 300 ms"
             )
             if options.calc:
-                box.start_program(apps.calc("sales.xlsx"), "calc")
+                box.desktop.start_program(apps.calc("sales.xlsx"), "calc")
                 wait_for_window(box, "sales.xlsx", 300)
                 time.sleep(5)  # let it finish laying out its window (the measure is of a settled screen)
                 calc = observation_ms(box, options.steps)
-                rows = len(box.observe_desktop("a11y_tree").elements)
+                rows = len(box.desktop.observe("a11y_tree").elements)
                 print(
                     f"observation with LibreOffice Calc open: {calc['screenshot_a11y_tree']:.0f} ms "
                     f"(screenshot {calc['screenshot']:.0f} ms, a11y tree {calc['a11y_tree']:.0f} ms, {rows} rows)"

@@ -56,7 +56,7 @@ def serve(box: BwrapSandbox, pages: dict[str, str], port: int) -> str:
     for name, html in pages.items():
         written = box.write_file(name, html)
         assert written.ok, written
-    assert box.start_program(
+    assert box.desktop.start_program(
         ["python", "-m", "http.server", str(port), "--bind", "127.0.0.1"], f"http-{port}"
     ).ok
     probe = f"import socket; socket.create_connection(('127.0.0.1', {port}), timeout=1)"
@@ -71,7 +71,7 @@ def wait_for_window(box: BwrapSandbox, title: str, timeout_s: float = 120.0) -> 
     found: list[dict] = []
 
     def shown() -> bool:
-        windows = box.desktop_request("windows")["windows"]
+        windows = box.desktop.windows()
         found[:] = [w for w in windows if title in w["title"]]
         return bool(found)
 

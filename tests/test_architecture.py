@@ -4,7 +4,8 @@ Families over shared layers: the contracts (`core`) import nothing of daharness;
 name no family; no family imports another; no family imports the layers that draw its figures (it hands
 them typed figures, `core/figures.py`); the sandbox does not ask the family registry (the pipeline
 hands it a family's additions); a family's scorers reach only the contracts, the shared scoring
-helpers and the family's own modules; no package imports itself through others. The command
+helpers and the family's own modules; no package imports itself through others; outside the sandbox,
+nothing probes a sandbox for what it can do (`getattr`/`hasattr`): the seam declares it (`desktop`). The command
 line (`cli/`) names no family either (it loops over what the families register) and keeps its functions
 short. Each rule is checked on the real package and, so that it can fail, on a small made-up one that
 breaks it.
@@ -136,6 +137,60 @@ def sandbox_asking_families(package: Path = PACKAGE) -> set[str]:
     return found
 
 
+# what the sandbox seam declares (and the names of the side doors it replaced), by file and class
+SEAM = {
+    "core/backend.py": "SandboxBackend",
+    "core/desktop.py": "Desktop",
+    "sandbox/kernel_client.py": "KernelSandbox",
+}
+FORMER_SIDE_DOORS = {"has_desktop", "observe_desktop", "act_on_desktop", "desktop_request"}
+TOO_COMMON = {"name", "check", "start", "close", "release", "launch"}  # say nothing of a sandbox
+
+
+def seam_members(package: Path = PACKAGE) -> set[str]:
+    """The public methods and attributes of the sandbox seam's classes, and the former side doors."""
+    found = set(FORMER_SIDE_DOORS)
+    for file, cls in SEAM.items():
+        path = package / file
+        if not path.is_file():
+            continue
+        for node in ast.parse(path.read_text()).body:
+            if isinstance(node, ast.ClassDef) and node.name == cls:
+                for item in node.body:
+                    if isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef):
+                        found.add(item.name)
+                    elif isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name):
+                        found.add(item.target.id)
+    return {name for name in found if not name.startswith("_")} - TOO_COMMON
+
+
+def sandbox_probes(package: Path = PACKAGE) -> set[str]:
+    """`module:line` of each `getattr`/`hasattr` outside the sandbox package that asks a sandbox what it
+    has: one on a value named as a sandbox (`box`, `sandbox`, `*_box`), or one asking for a member of the
+    seam by name. Callers use the declared interface (`box.desktop` is a Desktop or None)."""
+    members = seam_members(package)
+    found = set()
+    for path in package.rglob("*.py"):
+        relative = path.relative_to(package)
+        if relative.parts[0] == "sandbox":
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if not (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Name)
+                and node.func.id in ("getattr", "hasattr")
+                and len(node.args) >= 2
+            ):
+                continue
+            held = ast.unparse(node.args[0]).rsplit(".", 1)[-1].lower()
+            asked = node.args[1]
+            if held.endswith(("box", "sandbox")) or (
+                isinstance(asked, ast.Constant) and asked.value in members
+            ):
+                found.add(f"{relative.with_suffix('')}:{node.lineno}")
+    return found
+
+
 def cycles(units: dict[str, set[str]]) -> set[str]:
     return {name for name in units if name in reachable(units, name)}
 
@@ -193,6 +248,11 @@ def test_a_familys_scorers_reach_only_core_scoring_and_their_family() -> None:
 
 def test_the_sandbox_is_handed_what_a_family_adds() -> None:
     assert sandbox_asking_families() == set()
+
+
+def test_nothing_outside_the_sandbox_probes_a_sandbox_for_what_it_can_do() -> None:
+    assert {"desktop", "history", "resource_usage", "observe", "act", "tabs"} <= seam_members()
+    assert sandbox_probes() == set()
 
 
 def test_no_package_imports_itself_through_others() -> None:
@@ -260,3 +320,26 @@ def test_the_length_rule_finds_a_long_command(tmp_path: Path) -> None:
     (tmp_path / "cli").mkdir()
     (tmp_path / "cli" / "run.py").write_text(f"{short}\n\n@app.command()\n@other\ndef run():\n{body}")
     assert long_cli_functions(tmp_path) == {"cli/run:run": LONGEST_CLI_FUNCTION + 1}
+
+
+def test_the_probe_rule_finds_a_probe_of_a_sandbox(tmp_path: Path) -> None:
+    _made_up(
+        tmp_path,
+        {
+            "core/backend.py": "class SandboxBackend:\n    def snapshot(self): ...\n    history: list = []\n",
+            "core/desktop.py": "class Desktop:\n    def observe(self): ...\n",
+            "runs/screens.py": "def note(box):\n    if getattr(box, 'has_desktop', False):\n        pass\n",
+            "runs/pipeline.py": "def usage(prepared):\n    return hasattr(prepared, 'snapshot')\n",
+            "families/workflow/screen.py": "def f(env):\n    return getattr(env.sandbox, 'kind', None)\n",
+            "families/workflow/agent.py": "def g(screen):\n    return getattr(screen, 'observe')\n",
+            "agents/llm.py": "def h(settings):\n    return getattr(settings, 'temperature')\n",
+            "sandbox/kernel_client.py": "def i(box):\n    return hasattr(box, 'history')\n",
+        },
+    )
+    assert {"snapshot", "history", "observe", "has_desktop"} <= seam_members(tmp_path)
+    assert sandbox_probes(tmp_path) == {
+        "runs/screens:2",  # a sandbox by its name, asked for a former side door
+        "runs/pipeline:2",  # any value, asked for a member of the seam
+        "families/workflow/screen:2",  # a sandbox by its name, whatever it is asked
+        "families/workflow/agent:2",  # a member of the desktop
+    }  # the settings are no sandbox, and the sandbox package may look at itself

@@ -102,6 +102,8 @@ RUN_SPARES = (
     "tomllib",
     "daharness.sandbox.desktop.session",
     "daharness.sandbox.desktop.views",
+    "daharness.sandbox.desktop.actions",
+    "daharness.sandbox.desktop.kernel_desktop",
 )
 
 
@@ -114,9 +116,9 @@ def test_a_closed_form_run_imports_no_desktop_session_nor_numpy_and_builds_no_de
         "try:\n"
         "    main()\n"
         "except SystemExit as exc:\n"
-        "    from daharness.core import desktop\n"
         f"    loaded = [m for m in {RUN_SPARES!r} if m in sys.modules]\n"
-        "    print(exc.code, loaded, desktop.Click.__pydantic_complete__)\n"
+        "    from daharness.sandbox.desktop import actions\n"
+        "    print(exc.code, loaded, actions.Click.__pydantic_complete__)\n"
     )
     args = [
         "run",

@@ -11,6 +11,7 @@ import pytest
 from desktop_helpers import desktop_box, desktop_task, needs_desktop, pixel, serve, wait_for_window
 from helpers import wait_until
 
+from daharness.core.backend import require_desktop
 from daharness.core.desktop import DesktopUnavailable
 from daharness.core.limits import Limits
 from daharness.sandbox import BwrapSandbox
@@ -45,14 +46,14 @@ def box(tmp_path_factory: pytest.TempPathFactory) -> BwrapSandbox:
 
 
 def test_a_window_the_agent_opens_is_on_the_screenshot(box: BwrapSandbox) -> None:
-    before = box.observe_desktop("screenshot")
+    before = box.desktop.observe("screenshot")
     assert before.image is not None and before.image.startswith(b"\x89PNG")
     assert pixel(before.image, 500, 350) != RED
     assert box.python(OPEN_WINDOW).ok
     shots: list[bytes] = []
 
     def red_window_shown() -> bool:
-        shots.append(box.observe_desktop("screenshot").image or b"")
+        shots.append(box.desktop.observe("screenshot").image or b"")
         return pixel(shots[-1], 500, 350) == RED
 
     wait_until(red_window_shown, 30, what="the agent's red window on the screenshot")
@@ -65,22 +66,20 @@ def test_page_elements_are_listed_where_they_are_and_clicks_and_typing_reach_the
     box: BwrapSandbox,
 ) -> None:
     base = serve(box, {"orders.html": ORDERS}, 8000)
-    tab = box.desktop_request("open_url", url=f"{base}/orders.html")["tab"]
+    tab = box.desktop.open_url(f"{base}/orders.html")
     assert tab["title"] == "orders" and tab["active"]
-    view = box.observe_desktop("a11y_tree")
+    view = box.desktop.observe("a11y_tree")
     assert view.table is not None and view.table.splitlines()[0].startswith("TAG\tNAME\tPOSITION")
     button = next(e for e in view.elements if e.tag == "push-button" and e.name == "Add order")
     assert (button.width, button.height) == (200, 60)
     assert f"push-button\tAdd order\t({button.x}, {button.y})\t(200, 60)\t''" in view.table
-    clicked = box.act_on_desktop({"action_type": "CLICK", "x": button.center[0], "y": button.center[1]})
+    clicked = box.desktop.act({"action_type": "CLICK", "x": button.center[0], "y": button.center[1]})
     assert clicked.ok and clicked.kind == "pyautogui"
-    assert box.act_on_desktop(
-        {"action_type": "DOUBLE_CLICK", "x": button.center[0], "y": button.center[1]}
-    ).ok
+    assert box.desktop.act({"action_type": "DOUBLE_CLICK", "x": button.center[0], "y": button.center[1]}).ok
     titles: list[list[str]] = []
 
     def counted_three() -> bool:  # the page handles the clicks after the actions return
-        titles.append([t["title"] for t in box.desktop_request("tabs")["tabs"] if t["active"]])
+        titles.append([t["title"] for t in box.desktop.tabs() if t["active"]])
         return titles[-1] == ["clicked 3"]  # one click, then a double click: the page counted three
 
     try:
@@ -91,20 +90,20 @@ def test_page_elements_are_listed_where_they_are_and_clicks_and_typing_reach_the
         ) from None
     assert all(seen in (["orders"], ["clicked 1"], ["clicked 2"], ["clicked 3"]) for seen in titles), titles
     entry = next(e for e in view.elements if e.tag == "entry" and e.name == "Quantity")
-    assert box.act_on_desktop({"action_type": "CLICK", "x": entry.center[0], "y": entry.center[1]}).ok
-    assert box.act_on_desktop({"action_type": "TYPING", "text": "42 boxes"}).ok
-    typed = box.observe_desktop("a11y_tree")
+    assert box.desktop.act({"action_type": "CLICK", "x": entry.center[0], "y": entry.center[1]}).ok
+    assert box.desktop.act({"action_type": "TYPING", "text": "42 boxes"}).ok
+    typed = box.desktop.observe("a11y_tree")
     assert "entry\tQuantity\t" in typed.table and "'42 boxes'" in typed.table  # type: ignore[operator]
-    box.act_on_desktop("pyautogui.hotkey('ctrl', 'a'); pyautogui.press('backspace')")
-    cleared = next(e for e in box.observe_desktop("a11y_tree").elements if e.tag == "entry")
+    box.desktop.act("pyautogui.hotkey('ctrl', 'a'); pyautogui.press('backspace')")
+    cleared = next(e for e in box.desktop.observe("a11y_tree").elements if e.tag == "entry")
     assert cleared.text == ""
 
 
 def test_set_of_mark_numbers_boxes_as_the_table_numbers_rows(box: BwrapSandbox) -> None:
     base = serve(box, {"marks.html": ORDERS.replace("<title>orders", "<title>marks")}, 8001)
-    box.desktop_request("open_url", url=f"{base}/marks.html")
-    plain = box.observe_desktop("screenshot_a11y_tree")
-    marked = box.observe_desktop("som")
+    box.desktop.open_url(f"{base}/marks.html")
+    plain = box.desktop.observe("screenshot_a11y_tree")
+    marked = box.desktop.observe("som")
     assert marked.table is not None and marked.table.splitlines()[0].startswith("INDEX\tTAG\tNAME")
     rows = marked.table.splitlines()[1:]
     assert len(rows) == len(marked.elements) and [r.split("\t")[0] for r in rows] == [
@@ -118,17 +117,17 @@ def test_set_of_mark_numbers_boxes_as_the_table_numbers_rows(box: BwrapSandbox) 
 
 
 def test_pyautogui_code_runs_on_the_screen_one_action_at_a_time(box: BwrapSandbox) -> None:
-    moved = box.act_on_desktop("pyautogui.moveTo(123, 456)\nkept = 1\nprint(pyautogui.position())")
+    moved = box.desktop.act("pyautogui.moveTo(123, 456)\nkept = 1\nprint(pyautogui.position())")
     assert moved.stdout == "Point(x=123, y=456)\n"
-    assert box.act_on_desktop("print(kept)").error.name == "NameError"  # type: ignore[union-attr]
-    invalid = box.act_on_desktop({"action_type": "PRESS", "key": "no-such-key"})
+    assert box.desktop.act("print(kept)").error.name == "NameError"  # type: ignore[union-attr]
+    invalid = box.desktop.act({"action_type": "PRESS", "key": "no-such-key"})
     assert invalid.error is not None and invalid.error.name == "InvalidAction"
     assert "invalid keyboard key 'no-such-key'" in invalid.error.value
-    assert box.act_on_desktop({"action_type": "DONE"}).ok
+    assert box.desktop.act({"action_type": "DONE"}).ok
     kinds = [(event.kind, event.args.get("action", {}).get("action_type")) for event in box.history[-4:]]
     assert kinds == [("pyautogui", None), ("pyautogui", None), ("desktop", "PRESS"), ("desktop", "DONE")]
-    assert box.act_on_desktop({"action_type": "MOVE_TO", "x": 10, "y": 20}).ok
-    assert box.act_on_desktop("print(pyautogui.position())").stdout == "Point(x=10, y=20)\n"
+    assert box.desktop.act({"action_type": "MOVE_TO", "x": 10, "y": 20}).ok
+    assert box.desktop.act("print(pyautogui.position())").stdout == "Point(x=10, y=20)\n"
 
 
 def test_a_libreoffice_cell_is_in_the_tree_and_typing_into_it_is_saved(tmp_path: Path) -> None:
@@ -138,12 +137,12 @@ def test_a_libreoffice_cell_is_in_the_tree_and_typing_into_it_is_saved(tmp_path:
     saved = io.BytesIO()
     book.save(saved)
     with desktop_box(desktop_task(tmp_path, {"sales.xlsx": saved.getvalue()})) as box:
-        box.start_program(apps.calc("sales.xlsx"), "calc")
+        box.desktop.start_program(apps.calc("sales.xlsx"), "calc")
         wait_for_window(box, "sales.xlsx")
         cells: dict[str, str] = {}
 
         def cells_listed() -> bool:
-            view = box.observe_desktop("a11y_tree")
+            view = box.desktop.observe("a11y_tree")
             cells.update({e.name: e.text for e in view.elements if e.tag == "table-cell"})
             return "B2" in cells
 
@@ -157,9 +156,9 @@ def test_a_libreoffice_cell_is_in_the_tree_and_typing_into_it_is_saved(tmp_path:
             {"action_type": "TYPING", "text": "99\n"},
             {"action_type": "HOTKEY", "keys": ["ctrl", "s"]},
         ):
-            assert box.act_on_desktop(action).ok
+            assert box.desktop.act(action).ok
         wait_for_window(box, "Confirm File Format")
-        assert box.act_on_desktop({"action_type": "PRESS", "key": "enter"}).ok  # keep the xlsx format
+        assert box.desktop.act({"action_type": "PRESS", "key": "enter"}).ok  # keep the xlsx format
 
         def saved_with_99() -> bool:
             read = box.python(
@@ -170,7 +169,7 @@ def test_a_libreoffice_cell_is_in_the_tree_and_typing_into_it_is_saved(tmp_path:
         wait_until(saved_with_99, 60, what="LibreOffice saving C2 = 99")
 
         def listed_with_99() -> bool:
-            view = box.observe_desktop("a11y_tree")
+            view = box.desktop.observe("a11y_tree")
             return any(e.name == "C2" and e.text == "99" for e in view.elements)
 
         wait_until(listed_with_99, 60, what="the tree showing C2 = 99")
@@ -179,7 +178,7 @@ def test_a_libreoffice_cell_is_in_the_tree_and_typing_into_it_is_saved(tmp_path:
 def test_a_sandbox_without_a_desktop_has_none(tmp_path: Path) -> None:
     task = desktop_task(tmp_path).model_copy(update={"desktop": False})
     with BwrapSandbox(task, Limits(memory_mb=1024)) as plain:
-        assert not plain.has_desktop
+        assert plain.desktop is None
         assert plain.python("import os\nprint(os.environ.get('DISPLAY'))").stdout == "None\n"
-        with pytest.raises(DesktopUnavailable, match="without a desktop"):
-            plain.observe_desktop("screenshot")
+        with pytest.raises(DesktopUnavailable, match="bwrap sandbox of this sample has no desktop"):
+            require_desktop(plain)

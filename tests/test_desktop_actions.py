@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from daharness.core.desktop import ScreenElement, is_final, keeps, linearize, parse_screen_action
+from daharness.core.desktop import ScreenElement
+from daharness.sandbox.desktop.actions import is_final, parse_screen_action
+from daharness.sandbox.desktop.table import keeps, linearize
 
 
 @pytest.mark.parametrize(

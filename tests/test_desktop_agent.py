@@ -36,7 +36,7 @@ COUNTER = """<html><head><title>counter</title></head><body>
 def box(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BwrapSandbox]:
     with desktop_box(desktop_task(tmp_path_factory.mktemp("agent"))) as sandbox:
         base = serve(sandbox, {"counter.html": COUNTER}, 8010)
-        sandbox.desktop_request("open_url", url=f"{base}/counter.html")
+        sandbox.desktop.open_url(f"{base}/counter.html")
         yield sandbox
 
 
@@ -58,7 +58,7 @@ def agent_for(server: FakeOpenAI, **extra: object):  # type: ignore[no-untyped-d
 
 
 def active_title(box: BwrapSandbox) -> str:
-    return next(tab["title"] for tab in box.desktop_request("tabs")["tabs"] if tab["active"])
+    return next(tab["title"] for tab in box.desktop.tabs() if tab["active"])
 
 
 def test_the_agent_sees_the_screen_and_its_clicks_and_typing_reach_the_page(box: BwrapSandbox) -> None:

@@ -52,7 +52,8 @@ def test_jupyterlabs_kernels_plot_inline(tmp_path: Path) -> None:
     settings = SandboxSettings(limits=Limits(step_timeout_s=120))
     with sandbox_of(task, settings) as box:  # as a sample gets it: with what its family adds
         assert box.python("import matplotlib; print(matplotlib.get_backend())").stdout == "Agg\n"
-        started = box.start_program(apps.jupyterlab(box.workdir), "jupyterlab")
+        # as a desktop's `start_program` starts it (this sandbox has no screen: JupyterLab needs none)
+        started = box.bash(apps.launch_command(apps.jupyterlab(box.workdir), "jupyterlab"))
         assert started.ok, started
         asked = box.python(ASK_A_KERNEL.replace("PORT", str(apps.JUPYTER_PORT)))
         assert asked.ok, asked

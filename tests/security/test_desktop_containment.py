@@ -63,7 +63,7 @@ def test_agent_code_cannot_stop_trace_or_replace_what_the_screen_is_read_from(tm
         tried = box.python(TOUCH_THE_DESKTOP)
         assert tried.error is None, tried.error
         assert "WORKED" not in tried.stdout and tried.stdout.count("refused") == 6, tried.stdout
-        assert box.observe_desktop("screenshot").image.startswith(b"\x89PNG")  # type: ignore[union-attr]
+        assert box.desktop.observe("screenshot").image.startswith(b"\x89PNG")  # type: ignore[union-attr]
 
 
 def test_agent_code_finds_no_devtools_endpoint_and_closing_the_browser_only_restarts_it(
@@ -77,15 +77,13 @@ def test_agent_code_finds_no_devtools_endpoint_and_closing_the_browser_only_rest
         lines = looked.stdout.splitlines()
         assert lines[:-1] == [f"{port} {what}" for port in DEVTOOLS_PORTS for what in ("no answer", "held")]
         assert json.loads(lines[-1]) == sorted(DEVTOOLS_PORTS), looked  # the browser listens on no port
-        assert box.desktop_request("trapped")["connections"] == {str(port): 1 for port in DEVTOOLS_PORTS}
+        assert box.desktop.trapped_connections() == {str(port): 1 for port in DEVTOOLS_PORTS}
         base = serve(box, {"index.html": "<html><head><title>page</title></head><body>x</body></html>"}, 8000)
-        box.desktop_request("open_url", url=f"{base}/index.html")
-        box.act_on_desktop({"action_type": "HOTKEY", "keys": ["ctrl", "shift", "w"]})  # closes its window
-        wait_until(lambda: not box.desktop_request("windows")["windows"], 30, what="the browser closed")
-        tab = box.desktop_request("open_url", url=f"{base}/index.html")["tab"]
-        assert tab["title"] == "page" and [t["title"] for t in box.desktop_request("tabs")["tabs"]] == [
-            "page"
-        ]
+        box.desktop.open_url(f"{base}/index.html")
+        box.desktop.act({"action_type": "HOTKEY", "keys": ["ctrl", "shift", "w"]})  # closes its window
+        wait_until(lambda: not box.desktop.windows(), 30, what="the browser closed")
+        tab = box.desktop.open_url(f"{base}/index.html")
+        assert tab["title"] == "page" and [t["title"] for t in box.desktop.tabs()] == ["page"]
 
 
 def test_two_desktops_at_once_each_see_only_their_own(tmp_path: Path) -> None:
@@ -98,16 +96,16 @@ def test_two_desktops_at_once_each_see_only_their_own(tmp_path: Path) -> None:
         for box, name in ((alpha, "alpha"), (beta, "beta")):
             page = f"<html><head><title>{name}</title></head><body style='background:#fff'><h1>{name}</h1></body></html>"
             base = serve(box, {"index.html": page}, 8000)  # the same port in both
-            box.desktop_request("open_url", url=f"{base}/index.html")
+            box.desktop.open_url(f"{base}/index.html")
         for box, own, other in ((alpha, "alpha", "beta"), (beta, "beta", "alpha")):
-            assert [t["title"] for t in box.desktop_request("tabs")["tabs"]] == [own]
+            assert [t["title"] for t in box.desktop.tabs()] == [own]
             served = box.bash(
                 "python -c \"import urllib.request; print(urllib.request.urlopen('http://127.0.0.1:8000/index.html').read().decode())\""
             )
             assert own in served.stdout and other not in served.stdout
-            headings = [e.name for e in box.observe_desktop("a11y_tree").elements if e.tag == "heading"]
+            headings = [e.name for e in box.desktop.observe("a11y_tree").elements if e.tag == "heading"]
             assert headings == [own]
-        assert alpha.observe_desktop("screenshot").image != beta.observe_desktop("screenshot").image
+        assert alpha.desktop.observe("screenshot").image != beta.desktop.observe("screenshot").image
 
 
 def test_nothing_of_the_desktop_outlives_its_sample(tmp_path: Path) -> None:

@@ -24,8 +24,7 @@ def make_agent(
 
 def agent_needs_desktop(name: str) -> bool:
     """Whether the named agent works on a screen, so that every sample it runs gets a desktop."""
-    built_by = getattr(agents.get(name).build, "__self__", None)
-    return bool(getattr(built_by, "needs_desktop", False))
+    return agents.get(name).needs_desktop
 
 
 def agent_summaries() -> dict[str, str]:

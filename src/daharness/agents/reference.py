@@ -12,6 +12,7 @@ from typing import Any
 from daharness.agents.options import AgentSettings
 from daharness.core.agent import NoAgentOptions
 from daharness.core.backend import SandboxBackend
+from daharness.core.desktop import Desktop
 from daharness.core.errors import InfrastructureError
 from daharness.core.observation import Observation
 from daharness.core.registry import agent
@@ -71,26 +72,27 @@ def run_screen_actions(task: Task, sandbox: SandboxBackend, submission: Submissi
         raise InfrastructureError(f"task {task.id}: its screen actions are not JSON ({exc})") from None
     if not isinstance(actions, list):
         raise InfrastructureError(f"task {task.id}: its screen actions are not a JSON list")
-    if not getattr(sandbox, "has_desktop", False):
+    screen = sandbox.desktop
+    if screen is None:
         raise InfrastructureError(f"task {task.id}: its solution acts on a screen and the sandbox has none")
     observation = Observation(kind="desktop")
     for action in actions:
-        observation = sandbox.act_on_desktop(action)  # type: ignore[attr-defined]
+        observation = screen.act(action)
         submission.act("desktop", {"action": action}, observation)
         if not observation.ok:
             break
-        wait_until_still(sandbox)
+        wait_until_still(screen)
     return observation
 
 
-def wait_until_still(sandbox: Any, timeout_s: float = 30.0) -> None:
+def wait_until_still(screen: Desktop, timeout_s: float = 30.0) -> None:
     """Wait until the screen stops changing (two screenshots in a row alike), so that the next action of a
     fixed script meets the state this one led to however slowly the application answers, as an agent
     that looks before acting would (a solution cannot look)."""
     deadline = time.monotonic() + timeout_s
     last = None
     while time.monotonic() < deadline:
-        shot = sandbox.observe_desktop("screenshot").image
+        shot = screen.observe("screenshot").image
         if shot == last:
             return
         last = shot

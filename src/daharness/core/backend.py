@@ -1,7 +1,8 @@
 """The sandbox backend interface: the only way agents, setup steps and scorers reach agent files.
 
 A backend runs one sample's code in isolation, step by step, with state kept between steps. Agents
-drive it through `python` / `bash` / `sql` / `write_file`; the pipeline collects the agent's files
+drive it through `python` / `bash` / `sql` / `write_file`, and its screen through `desktop` (a
+`core.desktop.Desktop`, or None: every backend says which); the pipeline collects the agent's files
 with `snapshot`, which copies regular files only (never through a link), so scorers read a frozen,
 symlink-free copy and never a live workspace.
 """
@@ -12,12 +13,17 @@ import hashlib
 import json
 import shlex
 from abc import ABC, abstractmethod
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
+from daharness.core.desktop import Desktop, DesktopUnavailable
 from daharness.core.limits import Limits
 from daharness.core.observation import Observation
+
+if TYPE_CHECKING:
+    from daharness.core.submission import ActionEvent
 
 SkipKind = Literal["symlink", "hardlink", "fifo", "socket", "device", "unreadable", "over_quota"]
 
@@ -98,6 +104,7 @@ class SandboxBackend(ABC):
     name: ClassVar[str]
     workdir: str  # the workspace as the agent's code sees it
     restarts: int = 0
+    history: Sequence[ActionEvent] = ()  # every step run, as the sandbox saw it (a backend may keep none)
 
     def __enter__(self) -> SandboxBackend:
         self.start()
@@ -196,6 +203,16 @@ class SandboxBackend(ABC):
         backend that cannot cover paths must not pretend to: the default refuses."""
         raise NotImplementedError(f"the {self.name} sandbox cannot put the harness's files over the agent's")
 
+    @property
+    @abstractmethod
+    def desktop(self) -> Desktop | None:
+        """The sample's screen, or None (a sandbox opened without one, a backend that has none). Abstract,
+        so that a backend says which: one that forgot cannot be built, rather than skip every GUI step."""
+
+    def resource_usage(self) -> dict[str, Any]:
+        """What the sandbox used and hit (memory peak, restarts, limits): {} when the backend does not say."""
+        return {}
+
     @abstractmethod
     def interrupt(self) -> None:
         """Stop whatever runs now (the next step starts from a fresh state if it cannot be interrupted)."""
@@ -208,3 +225,11 @@ class SandboxBackend(ABC):
     @abstractmethod
     def time_left_s(self) -> float:
         """Wall time left of the sample's budget."""
+
+
+def require_desktop(box: SandboxBackend) -> Desktop:
+    """The sandbox's desktop, for a step that cannot go without one (as inspect_ai's `as_type` narrows a
+    sandbox): DesktopUnavailable, saying so, when it has none."""
+    if box.desktop is None:
+        raise DesktopUnavailable(f"the {box.name} sandbox of this sample has no desktop")
+    return box.desktop

@@ -1,24 +1,21 @@
-"""The desktop an agent sees and drives, as Spider2-V (and OSWorld before it) define it.
+"""The desktop of a sandbox, as a contract: what an agent sees (`DesktopView`) and what every desktop
+offers (`Desktop`). A backend's `desktop` is one of these, or None where there is no screen.
 
-Observations: `screenshot` (the screen as PNG), `a11y_tree` (the accessibility tree pruned and
-linearised into the paper's table: TAG, NAME, POSITION (top-left x & y), SIZE (width & height), TEXT),
-`screenshot_a11y_tree` (both), and `som` (set-of-mark: the screenshot with a numbered box on each
-element of the table, which gains an INDEX column). Actions: pyautogui code, or the paper's JSON
-action space (`ScreenAction`), each executed on the screen in the sample's sandbox.
-
-The pruning is the official agent's node filter (`mm_agents/accessibility_tree_wrap/heuristic_retrieve.py`,
-`filter_nodes` with `check_image=True` on Ubuntu), so that set-of-mark numbers are the official ones on
-the same tree: an element is kept when its tag is one a user acts on or reads, it is showing and visible,
-enabled (or editable, expandable, checkable), has a name, a text (whitespace counts) or is an image, and
-has a position of at least (0, 0) and a size (a position past the screen's edge counts too).
+The observations are Spider2-V's (and OSWorld's before it): `screenshot` (the screen as PNG), `a11y_tree`
+(the accessibility tree pruned and linearised into the paper's table: TAG, NAME, POSITION (top-left x & y),
+SIZE (width & height), TEXT), `screenshot_a11y_tree` (both), and `som` (set-of-mark: the screenshot with a
+numbered box on each row of the table, which gains an INDEX column). How the tree is pruned and the table
+written, and the paper's JSON action space, belong to the sandbox's desktop (`sandbox/desktop/`).
 """
 
 from __future__ import annotations
 
-import functools
-from typing import Annotated, Any, Literal
+from collections.abc import Mapping
+from typing import Any, Literal, Protocol, TypedDict
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field
+
+from daharness.core.observation import Observation
 
 SCREEN_WIDTH = 1920
 SCREEN_HEIGHT = 1080
@@ -68,288 +65,89 @@ class DesktopView(BaseModel):
     duration_s: float = 0.0
 
 
-# ---- the table ------------------------------------------------------------------------------------
-
-_KEPT_TAGS = {
-    "alert", "canvas", "check-box", "combo-box", "entry", "icon", "image", "paragraph", "scroll-bar",
-    "section", "slider", "static", "table-cell", "terminal", "text",
-    # Windows' UI Automation names, in the official list too (an Ubuntu tree has none of them)
-    "netuiribbontab", "start", "trayclockwclass", "traydummysearchcontrol", "uiimage", "uiproperty",
-    "uiribboncommandbar",
-}  # fmt: skip
-_KEPT_ENDINGS = ("item", "button", "heading", "label", "scrollbar", "searchbox", "textbox", "link",
-                 "tabelement", "textfield", "textarea", "menu")  # fmt: skip
-_ACTIONABLE = {"enabled", "editable", "expandable", "checkable"}
-TABLE_HEADER = "TAG\tNAME\tPOSITION (top-left x & y)\tSIZE (width & height)\tTEXT"
-
-
-def keeps(element: ScreenElement) -> bool:
-    """Whether an element is a row of the table (the official agent's node filter, see the module doc)."""
-    tag = element.tag
-    kept_tag = tag.startswith("document") or tag.endswith(_KEPT_ENDINGS) or tag in _KEPT_TAGS
-    states = set(element.states)
-    return (
-        kept_tag
-        and {"showing", "visible"} <= states
-        and bool(states & _ACTIONABLE)
-        and bool(element.name or element.text or element.image)
-        and element.x >= 0
-        and element.y >= 0
-        and element.width > 0
-        and element.height > 0
-    )
-
-
-def linearize(elements: list[ScreenElement], *, index: bool = False) -> str:
-    """The paper's table, one element per line, tab-separated; with `index`, numbered from 1 (som)."""
-    lines = [("INDEX\t" if index else "") + TABLE_HEADER]
-    for number, element in enumerate(elements, start=1):
-        text = repr(element.text.strip())
-        row = f"{element.tag}\t{element.name}\t({element.x}, {element.y})\t({element.width}, {element.height})\t{text}"
-        lines.append(f"{number}\t{row}" if index else row)
-    return "\n".join(lines)
-
-
-# ---- the JSON action space ------------------------------------------------------------------------
-
-# pyautogui's key names (its KEYBOARD_KEYS), which the paper's PRESS, KEY_DOWN, KEY_UP and HOTKEY take
-_KEY_NAMES = """accept add alt altleft altright apps backspace browserback browserfavorites browserforward
-    browserhome browserrefresh browsersearch browserstop capslock clear convert ctrl ctrlleft ctrlright
-    decimal del delete divide down end enter esc escape execute f1 f2 f3 f4 f5 f6 f7 f8 f9 f10 f11 f12
-    f13 f14 f15 f16 f17 f18 f19 f20 f21 f22 f23 f24 final fn hanguel hangul hanja help home insert junja
-    kana kanji launchapp1 launchapp2 launchmail launchmediaselect left modechange multiply nexttrack
-    nonconvert num0 num1 num2 num3 num4 num5 num6 num7 num8 num9 numlock pagedown pageup pause pgdn
-    pgup playpause prevtrack print printscreen prntscrn prtsc prtscr return right scrolllock select
-    separator shift shiftleft shiftright sleep stop subtract tab up volumedown volumemute volumeup win
-    winleft winright yen command option optionleft optionright"""
-KEYBOARD_KEYS = frozenset(
-    ["\t", "\n", "\r", " ", *(chr(c) for c in range(0x21, 0x7F) if not chr(c).isupper()), *_KEY_NAMES.split()]
+# `class` is a keyword: the window's WM_CLASS is its "class" key
+Window = TypedDict(
+    "Window",
+    {"id": int, "title": str, "class": str, "x": int, "y": int, "width": int, "height": int, "active": bool},
 )
-X = Annotated[float, Field(ge=0, le=SCREEN_WIDTH)]
-Y = Annotated[float, Field(ge=0, le=SCREEN_HEIGHT)]
-Button = Literal["left", "right", "middle"]
 
 
-def _key(value: str) -> str:
-    if value.lower() not in KEYBOARD_KEYS:
-        raise ValueError(f"invalid keyboard key {value!r}")
-    return value.lower() if len(value) > 1 else value
+class Tab(TypedDict):
+    """A tab of the harness's browser: `id` is its page's, `active` whether its window shows it."""
 
+    id: str
+    url: str
+    title: str
+    active: bool
 
-Key = Annotated[str, Field(min_length=1)]
 
+class PageCheck(TypedDict):
+    """A page opened in a new tab and CSS selectors awaited on it: `problem` says why the page did not
+    load or answer (None: it did); one entry {"selector", "matches", "visible"[, "error"]} per selector
+    tried, stopping at the first not visible."""
 
-class _Action(BaseModel):
-    # the actions are built on first use: most runs have no desktop
-    model_config = ConfigDict(extra="forbid", defer_build=True)
+    problem: str | None
+    selectors: list[dict[str, Any]]
 
-    def pyautogui(self) -> str:
-        """The action as pyautogui code (the sandbox imports pyautogui and time for it)."""
-        return ""
 
+class Desktop(Protocol):
+    """A sandbox's screen: what agents observe and act on, and what the harness's setup steps and checks
+    ask of it (windows, the browser the harness owns, the agent's processes stopped before it reads).
+    Every method raises DesktopUnavailable when the desktop stopped, RuntimeError when it refused."""
 
-class _Point(_Action):
-    x: X | None = None
-    y: Y | None = None
+    def observe(self, observation: ObservationType = "screenshot_a11y_tree") -> DesktopView:
+        """What the screen shows now, in the form asked for, never from anything agent code can write."""
+        ...
 
-    @model_validator(mode="after")
-    def _both_or_neither(self) -> _Point:
-        if (self.x is None) != (self.y is None):
-            raise ValueError("give both x and y, or neither")
-        return self
+    def act(self, action: str | Mapping[str, Any], timeout: float | None = None) -> Observation:
+        """Run an action as the agent: pyautogui code, or a JSON action of the paper's action space (an
+        invalid one is a failed observation; DONE and FAIL run nothing)."""
+        ...
 
-    def _at(self) -> str:
-        return "" if self.x is None else f"x={self.x:g}, y={self.y:g}"
+    def start_program(self, command: list[str], name: str) -> Observation:
+        """Start a program as the agent, detached (an application on the screen, a server)."""
+        ...
 
+    def stop_agent(self, timeout_s: float = 10.0) -> None:
+        """Stop every process of the agent's (the desktop's run on), so that what the harness then reads
+        nothing of the agent's can change."""
+        ...
 
-class MoveTo(_Action):
-    action_type: Literal["MOVE_TO"]
-    x: X
-    y: Y
+    def windows(self) -> list[Window]:
+        """The window manager's windows, bottom to top."""
+        ...
 
-    def pyautogui(self) -> str:
-        return f"pyautogui.moveTo({self.x:g}, {self.y:g})"
+    def activate(self, window: int) -> None:
+        """Raise a window and give it the keyboard."""
+        ...
 
+    def tabs(self) -> list[Tab]:
+        """The browser's open tabs."""
+        ...
 
-class Click(_Point):
-    action_type: Literal["CLICK"]
-    button: Button = "left"
-    num_clicks: Literal[1, 2, 3] = 1
+    def open_url(self, url: str, timeout: float | None = None) -> Tab:
+        """Show `url` in a new tab and wait (at most `timeout` s, or the desktop's default) until it loads."""
+        ...
 
-    def pyautogui(self) -> str:
-        where = f"{self._at()}, " if self.x is not None else ""
-        return f"pyautogui.click({where}button={self.button!r}, clicks={self.num_clicks})"
+    def close_tab(self, tab: str) -> None: ...
 
+    def page_html(self, tab: str) -> str:
+        """A tab's HTML, read without running any script of the page."""
+        ...
 
-class RightClick(_Point):
-    action_type: Literal["RIGHT_CLICK"]
+    def evaluate(self, tab: str, expression: str) -> Any:
+        """A script of the harness's (a setup step's login) in a tab's page; its value."""
+        ...
 
-    def pyautogui(self) -> str:
-        return f"pyautogui.rightClick({self._at()})"
+    def check_page(self, url: str, selectors: list[str], wait_s: float, timeout: float) -> PageCheck:
+        """Open `url` in a new tab and wait up to `wait_s` for each selector to match a visible element
+        (the whole request at most `timeout` s); the tab is closed after."""
+        ...
 
+    def settle_pages(self, wait_s: float, timeout: float) -> bool:
+        """Whether the pages the browser shows loaded within `wait_s`."""
+        ...
 
-class DoubleClick(_Point):
-    action_type: Literal["DOUBLE_CLICK"]
-
-    def pyautogui(self) -> str:
-        return f"pyautogui.doubleClick({self._at()})"
-
-
-class MouseDown(_Action):
-    action_type: Literal["MOUSE_DOWN"]
-    button: Button = "left"
-
-    def pyautogui(self) -> str:
-        return f"pyautogui.mouseDown(button={self.button!r})"
-
-
-class MouseUp(_Action):
-    action_type: Literal["MOUSE_UP"]
-    button: Button = "left"
-
-    def pyautogui(self) -> str:
-        return f"pyautogui.mouseUp(button={self.button!r})"
-
-
-class DragTo(_Action):
-    action_type: Literal["DRAG_TO"]
-    x: X
-    y: Y
-
-    def pyautogui(self) -> str:
-        return f"pyautogui.dragTo({self.x:g}, {self.y:g}, duration=0.5, button='left', mouseDownUp=True)"
-
-
-class Scroll(_Action):
-    action_type: Literal["SCROLL"]
-    clicks: int
-
-    def pyautogui(self) -> str:
-        return f"pyautogui.scroll({self.clicks})"
-
-
-class Typing(_Action):
-    action_type: Literal["TYPING"]
-    text: str
-
-    def pyautogui(self) -> str:
-        return f"pyautogui.typewrite({self.text!r})"
-
-
-class _KeyAction(_Action):
-    key: Key
-
-    @model_validator(mode="after")
-    def _known(self) -> _KeyAction:
-        self.key = _key(self.key)
-        return self
-
-
-class Press(_KeyAction):
-    action_type: Literal["PRESS"]
-
-    def pyautogui(self) -> str:
-        return f"pyautogui.press({self.key!r})"
-
-
-class KeyDown(_KeyAction):
-    action_type: Literal["KEY_DOWN"]
-
-    def pyautogui(self) -> str:
-        return f"pyautogui.keyDown({self.key!r})"
-
-
-class KeyUp(_KeyAction):
-    action_type: Literal["KEY_UP"]
-
-    def pyautogui(self) -> str:
-        return f"pyautogui.keyUp({self.key!r})"
-
-
-class Hotkey(_Action):
-    action_type: Literal["HOTKEY"]
-    keys: list[Key] = Field(min_length=1)
-
-    @model_validator(mode="after")
-    def _known(self) -> Hotkey:
-        # a combination names keys, not characters: ["ctrl", "S"] is Ctrl+S, not Ctrl+Shift+S
-        self.keys = [_key(key).lower() for key in self.keys]
-        return self
-
-    def pyautogui(self) -> str:
-        return f"pyautogui.hotkey({', '.join(map(repr, self.keys))})"
-
-
-class Wait(_Action):
-    action_type: Literal["WAIT"]
-    seconds: float = Field(default=1.0, ge=0, le=60)
-
-    def pyautogui(self) -> str:
-        return f"time.sleep({self.seconds:g})"
-
-
-class Fail(_Action):
-    action_type: Literal["FAIL"]
-
-
-class Done(_Action):
-    action_type: Literal["DONE"]
-
-
-ScreenAction = Annotated[
-    MoveTo
-    | Click
-    | RightClick
-    | DoubleClick
-    | MouseDown
-    | MouseUp
-    | DragTo
-    | Scroll
-    | Typing
-    | Press
-    | KeyDown
-    | KeyUp
-    | Hotkey
-    | Wait
-    | Fail
-    | Done,
-    Field(discriminator="action_type"),
-]
-
-
-@functools.cache
-def _actions() -> TypeAdapter[Any]:
-    """The validator of `ScreenAction`, built on the first JSON action (most runs have none)."""
-    return TypeAdapter(ScreenAction)
-
-
-_ALIASES = {"DRAG": "DRAG_TO", "KEY": "PRESS", "TYPE": "TYPING"}
-
-
-def parse_screen_action(data: Any) -> Any:
-    """A JSON action of the paper's action space (a dict, or the bare words WAIT, FAIL, DONE), checked;
-    a ValueError with one line naming the problem otherwise. Parameters may sit beside `action_type`
-    or, as in the official examples, under `parameters`."""
-    if isinstance(data, str) and data.strip().upper() in ("WAIT", "FAIL", "DONE"):
-        data = {"action_type": data.strip().upper()}
-    if not isinstance(data, dict):
-        raise ValueError(f"an action is a JSON object with an action_type, not {type(data).__name__}")
-    flat = {k: v for k, v in data.items() if k != "parameters"}
-    if isinstance(data.get("parameters"), dict):
-        flat.update(data["parameters"])
-    if isinstance(flat.get("action_type"), str):
-        kind = flat["action_type"].upper()
-        flat["action_type"] = _ALIASES.get(kind, kind)
-    try:
-        return _actions().validate_python(flat)
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        where = [str(part) for part in first["loc"][1:]]  # the first part is the action type itself
-        problem = first["msg"].removeprefix("Value error, ")
-        field = f"field {'.'.join(where)!r}: " if where else ""
-        raise ValueError(f"{flat.get('action_type', 'action')}: {field}{problem}") from None
-
-
-def is_final(action: Any) -> bool:
-    """DONE and FAIL end the episode; nothing is executed for them."""
-    return isinstance(action, Done | Fail)
+    def trapped_connections(self) -> dict[str, int]:
+        """Port -> connections made to the official VM's DevTools ports since the desktop started."""
+        ...

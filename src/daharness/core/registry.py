@@ -165,6 +165,7 @@ class AgentEntry:
     build: Callable[..., Any]  # (AgentSettings, its options) -> Agent
     options: type[AgentOptions]
     summary: str
+    needs_desktop: bool = False  # every sample it runs gets a desktop
 
     def parse_options(
         self, raw: Mapping[str, Any] | AgentOptions, spell: Callable[[str], str] = option_name
@@ -178,13 +179,18 @@ agents: Registry[AgentEntry] = Registry("agent")
 
 
 def agent(
-    name: str, summary: str = "", *, options: type[AgentOptions] = NoAgentOptions
+    name: str,
+    summary: str = "",
+    *,
+    options: type[AgentOptions] = NoAgentOptions,
+    needs_desktop: bool = False,
 ) -> Callable[[type[T]], type[T]]:
     """Register an agent class, built for a run with `build(settings, options)`: the run's shared
-    `AgentSettings` (model, cache, limits) and its own `options` (an instance of `options`, checked)."""
+    `AgentSettings` (model, cache, limits) and its own `options` (an instance of `options`, checked).
+    `needs_desktop`: it works on a screen, so every sample it runs gets a desktop."""
 
     def register(cls: type[T]) -> type[T]:
-        entry = AgentEntry(name, cls.build, options, summary or _summary(cls))  # type: ignore[attr-defined]
+        entry = AgentEntry(name, cls.build, options, summary or _summary(cls), needs_desktop)  # type: ignore[attr-defined]
         agents.add(name, entry)
         return cls
 

@@ -167,7 +167,7 @@ def solve_and_collect(
                     reason = f"collecting the agent's files failed: {type(exc).__name__}: {exc}"
                     raise AgentFailure(reason, _history(box)) from exc
             finally:
-                if usage is not None and hasattr(box, "resource_usage"):
+                if usage is not None:
                     usage.update(box.resource_usage())
     except BaseException:
         remove_tree(scratch)
@@ -190,7 +190,7 @@ def blame(task: Task, sandbox: SandboxSettings, exc: SandboxError, history: list
 
 
 def _history(box: SandboxBackend) -> list[Event]:
-    return list(getattr(box, "history", []))
+    return list(box.history)
 
 
 def run_sample(

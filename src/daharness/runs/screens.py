@@ -19,10 +19,10 @@ KEPT_WIDTH = 960  # half the screen: enough to read, small in the trajectory
 def screen_note(box: SandboxBackend, text: str) -> Note | None:
     """The screen now, as a note (None without a desktop). A screenshot that fails is said, never fatal:
     the sample is about the agent's work, not the harness's picture of it."""
-    if not getattr(box, "has_desktop", False):
+    if box.desktop is None:
         return None
     try:
-        view = box.observe_desktop("screenshot")  # type: ignore[attr-defined]
+        view = box.desktop.observe("screenshot")
         return Note(text=text, data={"screenshot_jpeg": _jpeg(view.image)}) if view.image else None
     except Exception as exc:  # the desktop stopped answering: the checks say what it means
         return Note(text=f"{text}: no screenshot ({type(exc).__name__}: {exc})")

@@ -33,13 +33,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from daharness.core.backend import ReadOnlyOverlay, SandboxBackend, Snapshot
-from daharness.core.desktop import (
-    DesktopUnavailable,
-    DesktopView,
-    ObservationType,
-    is_final,
-    parse_screen_action,
-)
+from daharness.core.desktop import Desktop, DesktopUnavailable
 from daharness.core.errors import UserError
 from daharness.core.exits import wait_for_exit
 from daharness.core.family import SandboxAdditions
@@ -172,11 +166,17 @@ class KernelSandbox(SandboxBackend):
         # what the task's family adds (its commands, variables, services): handed in by who builds the
         # sandbox (the pipeline asks the family), never looked up from here
         self.additions = additions or SandboxAdditions()
+        self.history: list[ActionEvent] = []  # every step run, as the sandbox saw it
         self._desktop: DesktopSession | None = None
+        self._screen: Desktop | None = None
         if desktop:  # the desktop's processes and the applications on it count too
+            from daharness.sandbox.desktop.kernel_desktop import KernelDesktop
             from daharness.sandbox.desktop.session import DESKTOP_PROCESSES, DesktopSession
 
             self._desktop = DesktopSession()
+            self._screen = KernelDesktop(
+                self._require_desktop, self._screen_step, self.history, self.bash, self.stop_agent_processes
+            )
             self.limits = dataclasses.replace(
                 self.limits, processes=self.limits.processes + DESKTOP_PROCESSES
             )
@@ -204,7 +204,6 @@ class KernelSandbox(SandboxBackend):
         self._uid: int | None = None
         self._cgroup: SandboxCgroup | None = None
         self.captures = CaptureStore()
-        self.history: list[ActionEvent] = []  # every step run, as the sandbox saw it
         self._guard: QuotaGuard | None = None
         self._notices: list[str] = []  # why the host killed the sandbox's processes, for the next step
         self._oom_kills = 0
@@ -467,8 +466,8 @@ class KernelSandbox(SandboxBackend):
     # ---- the desktop -------------------------------------------------------------------------------
 
     @property
-    def has_desktop(self) -> bool:
-        return self._desktop is not None
+    def desktop(self) -> Desktop | None:
+        return self._screen
 
     def desktop_env(self) -> dict[str, str]:
         """What the agent's code needs to reach the desktop (nothing without one)."""
@@ -487,47 +486,9 @@ class KernelSandbox(SandboxBackend):
         """Refuse, with a one-line reason, a desktop this backend cannot give on this machine."""
         raise UserError(f"the {cls.name} sandbox has no desktop: use --sandbox bwrap")
 
-    def observe_desktop(self, observation: ObservationType = "screenshot_a11y_tree") -> DesktopView:
-        """What the screen shows now, in the form asked for (see core.desktop), from the desktop's
-        controller: never from anything agent code can write."""
-        session = self._require_desktop()
-        started = time.perf_counter()
-        wants_image = observation != "a11y_tree"
-        wants_elements = observation != "screenshot"
-        image, elements, _ = session.observe(screenshot=wants_image, elements=wants_elements)
-        from daharness.sandbox.desktop.views import build_view
-
-        return build_view(observation, image, elements, time.perf_counter() - started)
-
-    def act_on_desktop(self, action: Any, timeout: float | None = None) -> Observation:
-        """Run an action on the screen, in the agent's kernel: pyautogui code (a string; pyautogui and
-        time are imported for it, and nothing is kept between actions, as in the paper), or a JSON action
-        of the paper's action space (a dict or a parsed action). DONE and FAIL run nothing."""
-        self._require_desktop()
-        if isinstance(action, str):
-            return self._step("pyautogui", {"code": action}, timeout)
-        try:
-            parsed = action if hasattr(action, "pyautogui") else parse_screen_action(action)
-        except ValueError as exc:
-            failed = Observation.failure("desktop", "InvalidAction", str(exc))
-            self.history.append(ActionEvent(kind="desktop", args={"action": action}, observation=failed))
-            return failed
-        described = parsed.model_dump()
-        if is_final(parsed):
-            done = Observation(kind="desktop")
-            self.history.append(ActionEvent(kind="desktop", args={"action": described}, observation=done))
-            return done
-        return self._step("pyautogui", {"code": parsed.pyautogui(), "action": described}, timeout)
-
-    def desktop_request(self, op: str, **fields: Any) -> dict[str, Any]:
-        """Ask the desktop's controller (windows, activate, tabs, open_url): for setup steps and checks."""
-        return self._require_desktop().request(op, **fields)
-
-    def start_program(self, command: list[str], name: str) -> Observation:
-        """Start a program as the agent, detached (an application on the screen, a server)."""
-        from daharness.sandbox.desktop.apps import launch_command
-
-        return self.bash(launch_command(command, name))
+    def _screen_step(self, payload: dict[str, Any], timeout: float | None) -> Observation:
+        """pyautogui code on the screen, in the agent's kernel (the desktop's actions)."""
+        return self._step("pyautogui", payload, timeout)
 
     def stop_agent_processes(self, timeout_s: float = 10.0) -> None:
         """Stop every process of the agent's user id, the kernel included (SIGSTOP, which no process can

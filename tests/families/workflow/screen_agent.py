@@ -68,7 +68,7 @@ def find(sandbox: Any, tag: str, name: str, *, gone: bool = False) -> ScreenElem
     until none does)."""
     deadline = time.monotonic() + _LOOK_TIMEOUT_S
     while True:
-        elements = sandbox.observe_desktop("a11y_tree").elements
+        elements = sandbox.desktop.observe("a11y_tree").elements
         found = [e for e in elements if e.tag == tag and (e.name or e.text).strip() == name]
         if bool(found) != gone:
             return found[0] if found else None
@@ -106,7 +106,7 @@ class ScreenScriptAgent:
             if isinstance(step, WaitFor):
                 find(sandbox, step.tag, step.name, gone=step.gone)
                 continue
-            wait_until_still(sandbox, timeout_s=5)  # a settled screen: a dialog opening moves things
+            wait_until_still(sandbox.desktop, timeout_s=5)  # a settled screen: a dialog opening moves things
             if isinstance(step, Click):
                 x, y = _found(sandbox, step.tag, step.name).center
                 action: dict[str, Any] = {"action_type": "CLICK", "x": x + step.right, "y": y + step.below}
@@ -115,7 +115,7 @@ class ScreenScriptAgent:
                 action = {"action_type": "CLICK", "x": column.x + step.right, "y": row.center[1]}
             else:
                 action = step.action
-            observation = sandbox.act_on_desktop(action)  # type: ignore[attr-defined]
+            observation = sandbox.desktop.act(action)  # type: ignore[union-attr]
             submission.act("desktop", {"action": action}, observation)
             if not observation.ok:
                 raise InfrastructureError(f"{action}: {observation.error}")

@@ -54,18 +54,19 @@ def test_checks_may_ask_the_services_but_not_a_server_of_the_agent(tmp_path: Pat
 
 
 class _ScreenWithoutThePage:
-    """The desktop controller as the setup meets it when the application's page does not load."""
+    """The desktop as the setup meets it when the application's page does not load."""
 
-    def desktop_request(self, op: str, **fields: object) -> dict:
-        if op == "tabs":
-            return {"tabs": []}
-        raise RuntimeError("TimeoutError: http://localhost:8088 did not finish loading in 60 s")
+    def tabs(self) -> list:
+        return []
+
+    def open_url(self, url: str, timeout: float | None = None) -> dict:
+        raise RuntimeError(f"TimeoutError: {url} did not finish loading in {timeout:g} s")
 
 
 def test_a_page_the_setup_cannot_open_is_a_one_line_error_naming_the_step() -> None:
     step = {"official": "superset_webui_init", "service": "superset", "url": "http://localhost:8088"}
     with pytest.raises(InfrastructureError) as raised:
-        webui.run_init_step(_ScreenWithoutThePage(), step)
+        webui.run_init_step(_ScreenWithoutThePage(), step)  # type: ignore[arg-type]
     assert str(raised.value) == (
         "the setup's superset_webui_init: http://localhost:8088 did not open in the browser "
         "(TimeoutError: http://localhost:8088 did not finish loading in 60 s)"

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from PIL import Image, ImageDraw
 
-from daharness.core.desktop import ScreenElement, keeps, linearize
+from daharness.core.desktop import ScreenElement
 from daharness.core.scoring import ScoringContext
 from daharness.core.submission import Submission
 from daharness.core.task import Task
@@ -23,6 +23,7 @@ from daharness.families.workflow.baseline.replies import parse_code, parse_json_
 from daharness.families.workflow.baseline.templates import find_checkout, read_release
 from daharness.families.workflow.scorers.infeasible import infeasible
 from daharness.families.workflow.scorers.inputs import LAST_ACTION, EvaluatorOptions, Source, evaluate
+from daharness.sandbox.desktop.table import keeps, linearize
 from daharness.sandbox.desktop.views import mark_elements
 
 from .release_agent import RELEASE, release_agent, release_score

@@ -62,18 +62,21 @@ SOM_REPLIES = [
 
 
 class StillScreen:
-    """A desktop whose screen does not change: what it shows, and the actions it was given."""
+    """A sandbox whose desktop's screen does not change: what it shows, and the actions it was given."""
 
-    has_desktop = True
     workdir = "/home/user"
 
     def __init__(self, png: bytes, xml: str) -> None:
         self.png, self.elements, self.acted = png, elements_of(xml), []
 
-    def observe_desktop(self, observation: Any) -> DesktopView:
+    @property
+    def desktop(self) -> StillScreen:
+        return self
+
+    def observe(self, observation: Any) -> DesktopView:
         return build_view(observation, None if observation == "a11y_tree" else self.png, self.elements, 0.0)
 
-    def act_on_desktop(self, action: Any) -> Observation:
+    def act(self, action: Any) -> Observation:
         self.acted.append(action)
         return Observation(kind="desktop")
 

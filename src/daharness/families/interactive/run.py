@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from daharness.core.backend import FileTooLarge, SandboxBackend, Snapshot
+from daharness.core.desktop import Desktop
 from daharness.core.errors import InfrastructureError
 from daharness.core.family import OpenFresh
 from daharness.core.observation import Observation
@@ -135,6 +136,10 @@ class HistoryFirst(SandboxBackend):
 
     def chart_capture_file(self, sha256: str) -> Path | None:
         return self._box.chart_capture_file(sha256)
+
+    @property
+    def desktop(self) -> Desktop | None:
+        return self._box.desktop
 
     def interrupt(self) -> None:
         self._box.interrupt()

@@ -23,18 +23,19 @@ from __future__ import annotations
 import base64
 import shlex
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from daharness.core.backend import OverlayBlocked, SandboxBackend
+from daharness.core.desktop import Desktop
 from daharness.core.errors import AgentFailure, InfrastructureError
 from daharness.core.family import FamilyBase, FormatOption, SampleEnvironment, SandboxAdditions
 from daharness.core.family_commands import DoctorSection
 from daharness.core.figures import FamilyFigures
 from daharness.core.record import SampleRecord, Suspicion
-from daharness.core.registry import family
+from daharness.core.registry import family, scorers
 from daharness.core.runlog import ScoringSettings
 from daharness.core.submission import Note, Submission
 from daharness.core.suite import Suite
@@ -59,13 +60,16 @@ from daharness.families.workflow.checks import (
 from daharness.families.workflow.cloud import session as cloud
 from daharness.families.workflow.commands import applications_section, cloud_section
 from daharness.families.workflow.figures import figure_tables, workflow_figures
-from daharness.families.workflow.getters import SUPERSET_DEFAULTS, SUPERSET_PAGE
+from daharness.families.workflow.getters import SUPERSET_PAGE
 from daharness.families.workflow.modes import WORKFLOW_MODES
 from daharness.families.workflow.scorers.inputs import (
     CLOUD_RESULTS,
     PAGE_CHECKS,
     SCREEN_STATES,
     SCRIPT_OUTPUTS,
+    EvaluatorOptions,
+    LiveNeeds,
+    PageCheckNeed,
 )
 from daharness.families.workflow.tools import tools_dir
 from daharness.families.workflow.validate import WorkflowValidation, print_workflow_validation, validate_suite
@@ -134,9 +138,9 @@ class WorkflowFamily(FamilyBase):
         for step in task.setup:
             if "service" in step.args:  # an application's health check, and on a desktop its page
                 run_step(env.sandbox, step, timeout=step_timeout(task))
-                if screen.has_desktop(env.sandbox):
-                    webui.run_init_step(env.sandbox, step.args)
-            elif screen.is_gui_step(step) and screen.has_desktop(env.sandbox):
+                if env.sandbox.desktop is not None:
+                    webui.run_init_step(env.sandbox.desktop, step.args)
+            elif screen.is_gui_step(step) and env.sandbox.desktop is not None:
                 screen.run_gui_step(env.sandbox, step, env.sandbox.workdir)
             else:
                 run_step(env.sandbox, step, timeout=step_timeout(task))
@@ -146,9 +150,9 @@ class WorkflowFamily(FamilyBase):
 
     def finish(self, task: Task, env: SampleEnvironment, submission: Submission) -> None:
         box = env.sandbox
-        desktop = screen.has_desktop(box)
+        desktop = box.desktop
         postconfig = [SetupStep.model_validate(raw) for raw in task.gold.data.get("postconfig", [])]
-        if desktop:  # what the agent left unsaved on the screen is saved, as officially
+        if desktop is not None:  # what the agent left unsaved on the screen is saved, as officially
             with read_after_agent("the postconfig on the screen", submission):
                 gui_steps, began = list(filter(screen.is_gui_step, postconfig)), time.time()
                 for step in gui_steps:
@@ -161,31 +165,22 @@ class WorkflowFamily(FamilyBase):
                      "on localhost, and this sample has no desktop")
                 for step in postconfig if screen.is_live_script(step)
             )  # fmt: skip
-        sources = [
-            source
-            for spec in task.scorers
-            for source in (spec.options.get("result", {}), spec.options.get("expected", {}))
-            if isinstance(source, dict)
-        ]
+        needs = live_needs(task)
         if app_of(task):  # servers of the application the agent started, started again for the checks
             for server in app_services.note_agent_servers(box, env.scratch):
                 submission.trajectory.append(Note(text="a server the agent started is started again for the "
                                                   "checks", data=server))  # fmt: skip
-        getters = screen_getters(sources)
-        superset = next(
-            (s.get("value") or SUPERSET_DEFAULTS for s in sources if s.get("kind") == SUPERSET_PAGE), None
-        )
         superset_tabs: list[dict[str, str]] = []
-        if desktop:  # the screen as the agent left it, read with nothing of the agent's running
-            if (getters or superset) and (note := screen.settle_pages(box)):
+        if desktop is not None:  # the screen as the agent left it, read with nothing of the agent's running
+            if (needs.screen or needs.superset_page) and (note := screen.settle_pages(desktop)):
                 submission.trajectory.append(Note(text=note))
-            screen.stop_agent(box)
+            screen.stop_agent(desktop)
             with read_after_agent("reading the browser", submission):
-                if getters:
-                    submission.evidence[SCREEN_STATES] = screen.collect_screen(box, getters)
-                if superset:
-                    superset_tabs = screen.superset_tabs(box)
-                submission.suspicions += screen.debugging_connections(box)
+                if needs.screen:
+                    submission.evidence[SCREEN_STATES] = screen.collect_screen(desktop, needs.screen)
+                if needs.superset_page:
+                    superset_tabs = screen.superset_tabs(desktop)
+                submission.suspicions += screen.debugging_connections(desktop)
         box.interrupt()  # nothing the agent left running may touch its files or the checks from here on
         if (found := cloud.collect(task, box)) is not None:  # what the accounts hold after the agent
             submission.evidence[CLOUD_RESULTS] = found
@@ -203,11 +198,7 @@ class WorkflowFamily(FamilyBase):
             ok, output = app_services.restart_for_checks(box, env.scratch)
             submission.trajectory.append(Note(text="services started again for the checks", data={
                 "ok": ok, "output": output[-2000:]}))  # fmt: skip
-        made_by_checks = [
-            str(source["path"]) for source in sources
-            if source.get("kind") == "file" and (source.get("value") or {}).get("made_by_checks")
-        ]  # fmt: skip
-        submission.suspicions += clear_check_made_files(box, made_by_checks)
+        submission.suspicions += clear_check_made_files(box, list(needs.made_by_checks))
         for step in postconfig:
             run_step(box, step, in_place=False, timeout=step_timeout(task))
         for script in task.gold.data.get("scripts", []):
@@ -221,18 +212,16 @@ class WorkflowFamily(FamilyBase):
                     "stderr": observation.stderr[-2000:],
                 }),
             )  # fmt: skip
-        page_checks = {str(s["path"]): s for s in sources if s.get("kind") == "html_check"}
-        if (page_checks or superset) and desktop:
+        if (needs.page_checks or needs.superset_page) and desktop is not None:
             with read_after_agent("the page checks", submission):
-                reopen_pages(task, box, submission)
-                if page_checks:
-                    check_pages(box, page_checks, submission)
-                if superset:
+                reopen_pages(task, box, desktop, submission)
+                if needs.page_checks:
+                    check_pages(box, needs.page_checks, submission)
+                if needs.superset_page:
+                    url, title = needs.superset_page
                     states = submission.evidence.setdefault(SCREEN_STATES, {})
-                    states[SUPERSET_PAGE] = screen.superset_checks(
-                        box, superset_tabs, superset["url"], superset["title"]
-                    )
-                submission.suspicions += screen.debugging_connections(box)
+                    states[SUPERSET_PAGE] = screen.superset_checks(box, superset_tabs, url, title)
+                submission.suspicions += screen.debugging_connections(desktop)
 
     def figures(self, records: list[SampleRecord]) -> FamilyFigures | None:
         figures = workflow_figures(records)
@@ -268,21 +257,24 @@ def read_after_agent(what: str, submission: Submission) -> Iterator[None]:
         raise AgentFailure(reason, list(submission.trajectory)) from exc
 
 
-def screen_getters(sources: list[dict[str, Any]]) -> set[str]:
-    """The screen states the scorers' getters read (the shown tab)."""
-    getters = {str(source["path"]) for source in sources if source.get("kind") == "screen"}
-    if any(source.get("kind") == "validate_correct_url" for source in sources):
-        getters.add(screen.TAB_URL)
-    return getters
+def live_needs(task: Task) -> LiveNeeds:
+    """What the task's evaluators read of the live sandbox after the agent, as their typed options say."""
+    needs = LiveNeeds()
+    for spec in task.scorers:
+        if spec.name in scorers:
+            options = scorers.get(spec.name).parse_options(spec.options, f"task {task.id}")
+            if isinstance(options, EvaluatorOptions):
+                needs |= options.live_needs()
+    return needs
 
 
-def reopen_pages(task: Task, box: SandboxBackend, submission: Submission) -> None:
+def reopen_pages(task: Task, box: SandboxBackend, desktop: Desktop, submission: Submission) -> None:
     """Before the page checks, in the checks' environment: the browser (new there) logged into the
     application as the setup did, and the setup's `launch` servers started again, so that the pages come
     from servers no process of the agent's is left to answer for."""
     for step in task.setup:
         if "service" in step.args:
-            done = webui.run_init_step(box, step.args)
+            done = webui.run_init_step(desktop, step.args)
         elif screen.is_launch(step):
             done = screen.run_gui_step(box, step, box.workdir)
         else:
@@ -290,15 +282,15 @@ def reopen_pages(task: Task, box: SandboxBackend, submission: Submission) -> Non
         submission.trajectory.append(Note(text=f"for the page checks: {done}"))
 
 
-def check_pages(box: SandboxBackend, page_checks: dict[str, dict[str, Any]], submission: Submission) -> None:
+def check_pages(
+    box: SandboxBackend, page_checks: Mapping[str, PageCheckNeed], submission: Submission
+) -> None:
     """The official `html_check`s, in the checks' environment (`reopen_pages` first): each script's output
     there is a URL, opened in a new tab of that environment's browser (`screen.check_page`)."""
     outputs = submission.evidence[SCRIPT_OUTPUTS]
     submission.evidence[PAGE_CHECKS] = found = {}
-    for dest, source in page_checks.items():
-        config = source.get("value") or {}
-        css_paths = [str(p) for p in config.get("css_paths", [])]
-        found[dest] = screen.check_page(box, outputs.get(dest), css_paths, float(config.get("timeout", 5000)))
+    for dest, need in page_checks.items():
+        found[dest] = screen.check_page(box, outputs.get(dest), list(need.css_paths), need.timeout_ms)
         submission.trajectory.append(
             Note(text=f"html_check: {dest} gave {found[dest]['url']!r}", data=found[dest])
         )

@@ -12,7 +12,8 @@ from __future__ import annotations
 import io
 from typing import TYPE_CHECKING, Any
 
-from daharness.core.desktop import DesktopView, ObservationType, ScreenElement, keeps, linearize
+from daharness.core.desktop import DesktopView, ObservationType, ScreenElement
+from daharness.sandbox.desktop.table import keeps, linearize
 from daharness.sandbox.once import computed_once
 
 if TYPE_CHECKING:

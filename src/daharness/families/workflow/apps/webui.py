@@ -17,6 +17,7 @@ import json
 import time
 from typing import Any
 
+from daharness.core.desktop import Desktop, Tab
 from daharness.core.errors import InfrastructureError
 
 SERVICE_URLS = {
@@ -48,17 +49,17 @@ _CLICK_BUTTON = """(() => {
 _READY = "location.href !== 'about:blank' && document.readyState === 'complete'"
 
 
-def run_init_step(box: Any, step_args: dict[str, Any]) -> str:
+def run_init_step(screen: Desktop, step_args: dict[str, Any]) -> str:
     """Do one official web UI setup step on the screen; what was done, as one line."""
     kind, service = str(step_args.get("official", "")), str(step_args.get("service", ""))
     if kind == "astro_refresh_page":
-        return _refresh_first_tab(box)
+        return _refresh_first_tab(screen)
     url = str(step_args.get("url") or SERVICE_URLS[service])
-    tab = None if service == "airflow" else _tab_showing(box, url)
+    tab = None if service == "airflow" else _tab_showing(screen, url)
     opened = tab is None
     if tab is None:
         try:
-            tab = box.desktop_request("open_url", url=url, timeout=_PAGE_WAIT_S)["tab"]
+            tab = screen.open_url(url, timeout=_PAGE_WAIT_S)
         except RuntimeError as exc:  # the controller's answer: the page did not load in time, or the like
             raise InfrastructureError(
                 f"the setup's {kind}: {url} did not open in the browser ({exc})"
@@ -68,66 +69,66 @@ def run_init_step(box: Any, step_args: dict[str, Any]) -> str:
     if service == "superset" and opened:  # the official Superset step always logs a new page in
         actions.insert(0, {"type": "login"})
     for action in actions:
-        done.append(_run_action(box, tab["id"], service, action))
+        done.append(_run_action(screen, tab["id"], service, action))
     if service == "airflow":  # the official step closes the browser's first page (its bing.com)
-        first = box.desktop_request("tabs")["tabs"][:1]
+        first = screen.tabs()[:1]
         if first and first[0]["id"] != tab["id"]:
-            box.desktop_request("close_tab", id=first[0]["id"])
+            screen.close_tab(first[0]["id"])
     return "; ".join(done)
 
 
-def _run_action(box: Any, tab: str, service: str, action: dict[str, Any]) -> str:
+def _run_action(screen: Desktop, tab: str, service: str, action: dict[str, Any]) -> str:
     kind = str(action.get("type", ""))
     if kind == "login":
         return _log_in(
-            box, tab, service, str(action.get("username", "admin")), str(action.get("password", "admin"))
+            screen, tab, service, str(action.get("username", "admin")), str(action.get("password", "admin"))
         )
     if kind == "close_popups":
-        closed = [text for text in _POPUP_BUTTONS if _click_when_shown(box, tab, text, _POPUP_WAIT_S)]
+        closed = [text for text in _POPUP_BUTTONS if _click_when_shown(screen, tab, text, _POPUP_WAIT_S)]
         return f"pop-ups closed: {', '.join(closed) or 'none shown'}"
     return f"{kind}: not done on this desktop"
 
 
-def _log_in(box: Any, tab: str, service: str, user: str, password: str) -> str:
+def _log_in(screen: Desktop, tab: str, service: str, user: str, password: str) -> str:
     script = _FILL_LOGIN.replace("USER", json.dumps(user)).replace("PASSWORD", json.dumps(password))
-    if not _wait_for(box, tab, script, _PAGE_WAIT_S):
+    if not _wait_for(screen, tab, script, _PAGE_WAIT_S):
         return "login: no login form shown"
     home = f"{_READY} && document.querySelector({json.dumps(_LOGGED_IN.get(service, 'body'))}) !== null"
-    if not _wait_for(box, tab, home, _PAGE_WAIT_S):
+    if not _wait_for(screen, tab, home, _PAGE_WAIT_S):
         return f"login as {user}: the home page did not show in time"
     return f"logged in as {user}"
 
 
-def _click_when_shown(box: Any, tab: str, text: str, timeout_s: float) -> bool:
-    return _wait_for(box, tab, _CLICK_BUTTON.replace("TEXT", json.dumps(text)), timeout_s)
+def _click_when_shown(screen: Desktop, tab: str, text: str, timeout_s: float) -> bool:
+    return _wait_for(screen, tab, _CLICK_BUTTON.replace("TEXT", json.dumps(text)), timeout_s)
 
 
-def _refresh_first_tab(box: Any) -> str:
-    tabs = box.desktop_request("tabs")["tabs"]
+def _refresh_first_tab(screen: Desktop) -> str:
+    tabs = screen.tabs()
     if not tabs:
         return "astro_refresh_page: no page to reload"
-    _evaluate(box, tabs[0]["id"], "location.reload(); true")
-    _wait_for(box, tabs[0]["id"], _READY, _PAGE_WAIT_S)
+    _evaluate(screen, tabs[0]["id"], "location.reload(); true")
+    _wait_for(screen, tabs[0]["id"], _READY, _PAGE_WAIT_S)
     return f"reloaded {tabs[0]['url']}"
 
 
-def _tab_showing(box: Any, url: str) -> dict[str, Any] | None:
-    return next((tab for tab in box.desktop_request("tabs")["tabs"] if tab["url"].startswith(url)), None)
+def _tab_showing(screen: Desktop, url: str) -> Tab | None:
+    return next((tab for tab in screen.tabs() if tab["url"].startswith(url)), None)
 
 
-def _wait_for(box: Any, tab: str, expression: str, timeout_s: float) -> bool:
+def _wait_for(screen: Desktop, tab: str, expression: str, timeout_s: float) -> bool:
     """Evaluate `expression` in the tab until it is true (a page still loading answers nothing)."""
     deadline = time.monotonic() + timeout_s
     while True:
-        if _evaluate(box, tab, expression) is True:
+        if _evaluate(screen, tab, expression) is True:
             return True
         if time.monotonic() > deadline:
             return False
         time.sleep(0.2)
 
 
-def _evaluate(box: Any, tab: str, expression: str) -> Any:
+def _evaluate(screen: Desktop, tab: str, expression: str) -> Any:
     try:
-        return box.desktop_request("evaluate", id=tab, expression=expression).get("value")
+        return screen.evaluate(tab, expression)
     except RuntimeError:  # the page is navigating: its context is gone for a moment
         return None

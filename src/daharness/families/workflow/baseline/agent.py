@@ -29,7 +29,7 @@ from daharness.agents.llm import ModelAgent, StopSample
 from daharness.agents.options import AgentSettings
 from daharness.core.agent import AgentOptions
 from daharness.core.backend import SandboxBackend
-from daharness.core.desktop import SCREEN_HEIGHT, SCREEN_WIDTH, DesktopView, ObservationType
+from daharness.core.desktop import SCREEN_HEIGHT, SCREEN_WIDTH, Desktop, DesktopView, ObservationType
 from daharness.core.errors import UserError
 from daharness.core.observation import Observation
 from daharness.core.registry import agent
@@ -103,11 +103,11 @@ def with_release_sampling(settings: ModelSettings | None) -> ModelSettings | Non
     "desktop",
     "Spider2-V's baseline agent as released, on the sandbox's screen (needs --model)",
     options=DesktopOptions,
+    needs_desktop=True,
 )
 class DesktopAgent(ModelAgent):
     name = "desktop"
     default_max_steps = 15
-    needs_desktop = True
     options: DesktopOptions
 
     @classmethod
@@ -129,9 +129,9 @@ class DesktopAgent(ModelAgent):
         return {**super().describe(), "action_space": self.action_space}
 
     def solve(self, task: Task, sandbox: SandboxBackend) -> Submission:
-        if not getattr(sandbox, "has_desktop", False):
+        if sandbox.desktop is None:
             raise UserError("--agent desktop needs a sandbox with a desktop (bwrap, see `daharness doctor`)")
-        episode = Episode(self, task, sandbox)
+        episode = Episode(self, task, sandbox.desktop)
         try:
             episode.run()
         except StopSample as stop:
@@ -142,8 +142,8 @@ class DesktopAgent(ModelAgent):
 class Episode:
     """One sample's steps (the state `PromptAgent` and `run_single_example` keep)."""
 
-    def __init__(self, agent: DesktopAgent, task: Task, sandbox: SandboxBackend) -> None:
-        self.agent, self.box = agent, sandbox
+    def __init__(self, agent: DesktopAgent, task: Task, desktop: Desktop) -> None:
+        self.agent, self.screen = agent, desktop
         self.options = agent.options
         texts = task.prompt_texts
         self.texts = PromptTexts.from_flat(texts) if "system" in texts else OWN_TEXTS
@@ -197,7 +197,7 @@ class Episode:
                 view = self.observe()
 
     def observe(self) -> DesktopView:
-        return self.box.observe_desktop(self.agent.observation)  # type: ignore[attr-defined, no-any-return]
+        return self.screen.observe(self.agent.observation)
 
     def attach(self, view: DesktopView, step: int) -> str | None:
         """The observation's screenshot kept as an attachment; its reference (None without one)."""
@@ -248,7 +248,7 @@ class Episode:
                 observation = Observation(kind="desktop")
                 submission.act("desktop", {"action": kept}, observation, counts=False)
             else:
-                observation = self.box.act_on_desktop(action)  # type: ignore[attr-defined]
+                observation = self.screen.act(action)
                 submission.act("desktop", {"action": action}, observation)
             infos.append(execution_info(observation))
             time.sleep(PAUSE_S)

@@ -15,7 +15,8 @@ browser: `families/workflow/getters.py`; their mode is the scorer's, corrected w
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
@@ -52,12 +53,64 @@ class Source(BaseModel):
     # "timeout" (ms)}
     value: Any = None
 
+    def live_needs(self) -> LiveNeeds:
+        """What this source reads of the live sandbox after the agent, which the family's `finish`
+        collects into the evidence (nothing for files, gold and rules: they are read from the snapshot)."""
+        config = self.value if isinstance(self.value, dict) else {}
+        path = str(self.path)
+        if self.kind == "screen":
+            return LiveNeeds(screen=frozenset({path}))
+        if self.kind == "validate_correct_url":
+            return LiveNeeds(screen=frozenset({getters.TAB_URL}))
+        if self.kind == getters.SUPERSET_PAGE:
+            page = config or getters.SUPERSET_DEFAULTS
+            return LiveNeeds(superset_page=(str(page["url"]), str(page["title"])))
+        if self.kind == "html_check":
+            css_paths = tuple(str(css) for css in config.get("css_paths", []))
+            return LiveNeeds(page_checks={path: PageCheckNeed(css_paths, float(config.get("timeout", 5000)))})
+        if self.kind == "file" and config.get("made_by_checks"):
+            return LiveNeeds(made_by_checks=(path,))
+        return LiveNeeds()
+
+
+@dataclass(frozen=True)
+class PageCheckNeed:
+    """An `html_check`: the CSS paths that must show on the page its script prints, each awaited for
+    `timeout_ms`."""
+
+    css_paths: tuple[str, ...]
+    timeout_ms: float
+
+
+@dataclass(frozen=True)
+class LiveNeeds:
+    """What a task's evaluators read of the live sandbox after the agent: the screen states (getter names:
+    `active_tab_info`, `active_tab_url`), Superset's home page among the browser's tabs (url, title), the
+    page checks (check script path -> its check), and the files the check scripts make (an agent's copy is
+    cleared before they run)."""
+
+    screen: frozenset[str] = frozenset()
+    superset_page: tuple[str, str] | None = None
+    page_checks: Mapping[str, PageCheckNeed] = field(default_factory=dict)
+    made_by_checks: tuple[str, ...] = ()
+
+    def __or__(self, other: LiveNeeds) -> LiveNeeds:
+        return LiveNeeds(
+            screen=self.screen | other.screen,
+            superset_page=self.superset_page or other.superset_page,
+            page_checks={**self.page_checks, **other.page_checks},
+            made_by_checks=self.made_by_checks + other.made_by_checks,
+        )
+
 
 class EvaluatorOptions(ScorerOptions):
     """Options every Spider2-V evaluator function takes, besides its own."""
 
     result: Source = Source(kind="none")
     expected: Source = Source(kind="none")
+
+    def live_needs(self) -> LiveNeeds:
+        return self.result.live_needs() | self.expected.live_needs()
 
 
 class MissingInput(Exception):
