@@ -54,7 +54,7 @@ def attribute(folder: Path) -> tuple[Counter[str], float, float, bool]:
     """CPU-seconds per test id (and "(between tests)"), the run's CPU-seconds, the wall seconds, and whether
     the CPU is the run's own (its accounting group's) rather than the machine's."""
     timeline = json.loads((folder / "timeline.json").read_text())
-    intervals = [entry for path in folder.glob("tests-*.json") for entry in json.loads(path.read_text())]
+    intervals = [json.loads(line) for path in folder.glob("tests-*.jsonl") for line in path.open()]
     wall = timeline[-1][0] - timeline[0][0]
     spent: Counter[str] = Counter()
     if (folder / "group.json").is_file():  # measured per worker's group: the run's own CPU only

@@ -20,7 +20,6 @@ import pytest
 
 _SAMPLE_S = 0.5
 _timeline: list[tuple[float, int, int]] = []  # (time, all jiffies, idle + iowait jiffies)
-_intervals: list[tuple[str, float, float, float | None]] = []  # (test id, start, end, CPU-seconds in it)
 _group: list[Path] = []  # this worker's accounting group, when there is one
 _stop = threading.Event()
 
@@ -76,18 +75,19 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     if "DAHARNESS_SUITE_CPU" not in os.environ:  # refused in pytest_configure
         return
     if _is_worker(config):
-        (_folder() / f"tests-{_worker_id(config)}.json").write_text(json.dumps(_intervals))
         return
     _stop.set()
     _timeline.append((time.time(), *_read_cpu()))
     (_folder() / "timeline.json").write_text(json.dumps(_timeline))
-    if _without_workers(config):
-        (_folder() / "tests-main.json").write_text(json.dumps(_intervals))
 
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_protocol(item: pytest.Item, nextitem: Any) -> Iterator[None]:
+    """Each test's line (test id, start, end, CPU-seconds or null) as it ends: a run stopped half-way
+    still shows where its CPU went."""
     started, cpu = time.time(), group_cpu_s(_group[0]) if _group else None
     yield
     used = group_cpu_s(_group[0]) - cpu if cpu is not None else None
-    _intervals.append((item.nodeid, started, time.time(), used))
+    line = json.dumps([item.nodeid, started, time.time(), used])
+    with open(_folder() / f"tests-{_worker_id(item.config)}.jsonl", "a") as out:
+        out.write(line + "\n")
