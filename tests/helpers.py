@@ -49,14 +49,19 @@ def group_processes(groups: list[Path]) -> list[int]:
 
 
 def wait_until(condition, timeout_s: float = 30.0, what: str = "condition") -> None:  # type: ignore[no-untyped-def]
-    """Poll `condition` until it holds (for states another process reaches), failing after `timeout_s`."""
+    """Poll `condition` until it holds (for states another process reaches), failing after `timeout_s`.
+    The pause between tries grows from 20 ms to 0.5 s: a state reached at once is seen at once, and a
+    costly condition (a screenshot, the accessibility tree, a window list, a Python started in the
+    sandbox) tried back to back would take the core the awaited process needs on a 2-core machine."""
     import time
 
     deadline = time.monotonic() + timeout_s
+    pause = 0.02
     while not condition():
         if time.monotonic() > deadline:
             raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.02)
+        time.sleep(pause)
+        pause = min(pause * 1.5, 0.5)
 
 
 def replay(
