@@ -30,7 +30,7 @@ import openpyxl
 from desktop_helpers import serve, wait_for_window
 
 from daharness.core.limits import Limits
-from daharness.core.task import Family, Task, WorkspaceFile
+from daharness.core.task import Task, WorkspaceFile
 from daharness.sandbox import BwrapSandbox, open_sandbox
 from daharness.sandbox.desktop import apps, desktop_problem
 
@@ -47,9 +47,7 @@ def make_task(folder: Path, name: str) -> Task:
     book.save(buffer)
     (folder / "sales.xlsx").write_bytes(buffer.getvalue())
     files = [WorkspaceFile(path="sales.xlsx", source=folder / "sales.xlsx")]
-    return Task(
-        id=name, suite="bench", family=Family.workspace, instructions=["x"], files=files, desktop=True
-    )
+    return Task(id=name, suite="bench", family="workspace", instructions=["x"], files=files, desktop=True)
 
 
 def started(task: Task) -> tuple[BwrapSandbox, float]:

@@ -6,19 +6,33 @@ stops at depth 50 and at 1024 children of one element; unlike it, it does not de
 that is off screen (its children are too), and an element that manages its descendants (a spreadsheet's
 table of a billion cells) is asked for the cells it shows, through its Table interface, rather than for
 all of its children.
+
+An application's elements are read once per change: the connection listens to the applications' events
+(`object:`, `window:`, `focus:`, registered with the registry so that their toolkits send them) and an
+application is walked again only when it sent one since its last walk, or when the screen's windows
+moved (the caller passes their geometry: a moved window sends no event, yet its elements' positions
+change). A reader thread takes every message off the bus: answers for the walk, events for the marks.
 """
 
 from __future__ import annotations
 
+import contextlib
 import socket
+import threading
+import time
 from typing import Any
 
-from jeepney import DBusAddress, HeaderFields, Message, MessageType, new_method_call
+from jeepney import DBusAddress, HeaderFields, Message, MessageType, message_bus, new_method_call
 from jeepney.io.blocking import DBusConnection
 
 ACCESSIBLE = "org.a11y.atspi.Accessible"
 _PROPERTIES = "org.freedesktop.DBus.Properties"
 _REGISTRY = ("org.a11y.atspi.Registry", "/org/a11y/atspi/accessible/root")
+_REGISTRATION = ("org.a11y.atspi.Registry", "/org/a11y/atspi/registry", "org.a11y.atspi.Registry")
+# the events that tell an application's tree changed: every object, window and focus event
+_EVENT_KINDS = ("object:", "window:", "focus:")
+_EVENTS = "org.a11y.atspi.Event"
+_EVENT_INTERFACES = ("Object", "Window", "Focus")
 MAX_DEPTH = 50
 MAX_CHILDREN = 1024
 MAX_CELLS = 2000  # visible cells of one table (a full-screen spreadsheet shows about 1000)
@@ -53,19 +67,51 @@ class AccessibilityBus:
         sock.settimeout(None)
         self._bus = DBusConnection(sock)
         self._skip = skip_applications
+        self._lock = threading.Condition()
+        self._waiting: set[int] = set()
+        self._answers: dict[int, Message] = {}
+        self._changed: set[str] = set()  # bus names that sent an event since their last walk
+        self._cache: dict[tuple[str, str], list[dict[str, Any]]] = {}
+        self._screen: Any = None  # the windows' geometry at the last walk
+        self._broken: Exception | None = None
+        self._reader = threading.Thread(target=self._read, name="atspi-reader", daemon=True)
+        self._reader.start()
+        self._listen()
 
-    def elements(self) -> list[dict[str, Any]]:
+    def _listen(self) -> None:
+        """Have the applications send their events, and the bus pass them to us."""
+        calls = [  # (the bus said hello for us when we began)
+            new_method_call(message_bus, "AddMatch", "s", (f"type='signal',interface='{_EVENTS}.{kind}'",))
+            for kind in _EVENT_INTERFACES
+        ]
+        calls += [_call(*_REGISTRATION, "RegisterEvent", "sass", (kind, [], "")) for kind in _EVENT_KINDS]
+        self._call_all(calls)
+
+    def elements(self, screen: Any = None, fresh: bool = False) -> list[dict[str, Any]]:
         """Every element on screen of every application, in document order, as {tag, name, text, x, y,
         width, height, states, depth, image}. Elements off screen are left out (the table keeps none of them),
         and so is an application that does not answer in time (busy starting, say): the others are
-        still seen."""
+        still seen. An application that sent no event since its last walk, on a screen whose windows
+        (`screen`) did not change, gives the elements of that walk; `fresh` walks every one again."""
+        if fresh or screen != self._screen:
+            self._cache.clear()
+        self._screen = screen
         roots = self._call_all([_call(*_REGISTRY, ACCESSIBLE, "GetChildren")])[0]
         found: list[dict[str, Any]] = []
-        for bus, path in roots[0] if roots else []:
-            try:
-                found += self._application(bus, path)
-            except TimeoutError:
-                continue
+        applications = [(bus, path) for bus, path in (roots[0] if roots else [])]
+        for key in set(self._cache) - set(applications):  # gone
+            del self._cache[key]
+        for bus, path in applications:
+            with self._lock:
+                changed = bus in self._changed
+                self._changed.discard(bus)  # an event from now on marks it again
+            if changed or (bus, path) not in self._cache:
+                try:
+                    self._cache[(bus, path)] = self._application(bus, path)
+                except TimeoutError:
+                    self._cache.pop((bus, path), None)
+                    continue
+            found += self._cache[(bus, path)]
         return found
 
     def _application(self, bus: str, path: str) -> list[dict[str, Any]]:
@@ -184,25 +230,60 @@ class AccessibilityBus:
         return [tuple(answer[0]) for answer in answers if answer]  # type: ignore[misc]
 
     def _call_all(self, calls: Any) -> list[tuple[Any, ...] | None]:
-        """Send every call, then collect the answers in order (None for an error answer)."""
+        """Send every call, then wait for the answers, in order (None for an error answer); a
+        TimeoutError when one does not come within the time limit."""
         serials = []
         for message in calls:
             serial = next(self._bus.outgoing_serial)
-            self._bus.send(message, serial=serial)
+            with self._lock:
+                self._waiting.add(serial)
             serials.append(serial)
-        waiting = set(serials)
-        answers: dict[int, tuple[Any, ...] | None] = {}
-        while waiting:
-            reply: Message = self._bus.receive(timeout=_TIMEOUT_S)
-            serial = reply.header.fields.get(HeaderFields.reply_serial)
-            if serial in waiting:
-                waiting.discard(serial)
-                answers[serial] = (
-                    reply.body if reply.header.message_type == MessageType.method_return else None
-                )
-        return [answers[serial] for serial in serials]
+            self._bus.send(message, serial=serial)
+        deadline = time.monotonic() + _TIMEOUT_S
+        with self._lock:
+            try:
+                while not self._waiting.isdisjoint(serials):  # the reader takes each one out
+                    if self._broken is not None:
+                        raise ConnectionError(f"the accessibility bus closed: {self._broken}")
+                    remaining = deadline - time.monotonic()
+                    if remaining <= 0:
+                        raise TimeoutError("no answer on the accessibility bus in time")
+                    self._lock.wait(remaining)
+                replies = [self._answers.pop(serial) for serial in serials]
+            finally:
+                self._waiting.difference_update(serials)
+                for serial in serials:
+                    self._answers.pop(serial, None)
+        return [
+            reply.body if reply.header.message_type == MessageType.method_return else None
+            for reply in replies
+        ]
+
+    def _read(self) -> None:
+        """Every message of the bus: an answer is handed to the walk waiting for it, an event marks its
+        sender's tree as changed."""
+        while True:
+            try:
+                message = self._bus.receive()
+            except Exception as exc:  # closed: the walk waiting, if any, is told
+                with self._lock:
+                    self._broken = exc
+                    self._lock.notify_all()
+                return
+            header = message.header
+            with self._lock:
+                if header.message_type == MessageType.signal:
+                    self._changed.add(header.fields.get(HeaderFields.sender, ""))
+                    continue
+                serial = header.fields.get(HeaderFields.reply_serial)
+                if serial in self._waiting:
+                    self._waiting.discard(serial)
+                    self._answers[serial] = message
+                    self._lock.notify_all()
 
     def close(self) -> None:
+        with contextlib.suppress(OSError):
+            self._bus.sock.shutdown(socket.SHUT_RDWR)
         self._bus.close()
 
 

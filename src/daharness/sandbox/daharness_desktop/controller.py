@@ -1,6 +1,7 @@
 """The controller's start-up and request loop.
 
-Requests (one JSON object per line): {"op": "observe", "screenshot": bool, "elements": bool} |
+Requests (one JSON object per line): {"op": "observe", "screenshot": bool, "elements": bool, "fresh": bool
+(every application's tree walked again, not taken from the last walk)} |
 {"op": "windows"} | {"op": "activate", "window": id} | {"op": "open_url", "url"} | {"op": "tabs"} |
 {"op": "html", "id": tab} | {"op": "evaluate", "id": tab, "expression": js} | {"op": "close_tab", "id": tab} |
 {"op": "check_page", "url", "selectors": [css], "wait": s} | {"op": "settle", "wait": s} (the shown
@@ -77,12 +78,16 @@ class Controller:
                 shot["error"] = exc
             timings["screenshot_s"] = time.perf_counter() - started
 
+        # the windows' places, read before the screenshot's thread uses the X connection: an application
+        # whose window moved is walked again (its elements moved, and it says nothing of it)
+        windows = self.screen.windows() if request.get("elements") else None
         worker = threading.Thread(target=take) if request.get("screenshot") else None
         if worker is not None:
             worker.start()
         if request.get("elements"):
             started = time.perf_counter()
-            answer["elements"] = self.accessibility.elements() + self._page_elements()
+            found = self.accessibility.elements(windows, fresh=bool(request.get("fresh")))
+            answer["elements"] = found + self._page_elements()
             timings["elements_s"] = time.perf_counter() - started
         if worker is not None:
             worker.join()
