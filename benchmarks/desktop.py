@@ -1,15 +1,19 @@
 """The sandbox desktop on this machine.
 
 Measures, with the bwrap backend and a desktop:
-1. desktop ready: Xvfb + window manager + Chromium answering its DevTools port, as the controller times it
-   (target <= 5 s), and the whole sample start (kernel, then desktop);
+1. desktop ready: Xvfb + window manager + accessibility bus, as the controller times it, the whole sample
+   start (kernel, then desktop), and Chromium's start with the first page (it starts on first use)
+   (target <= 5 s);
 2. observation cost per step: the median of `screenshot_a11y_tree` (screenshot + accessibility tree) on a
    page served in the sandbox (target <= 300 ms), and with LibreOffice Calc open on a sheet (--calc);
 3. peak memory of one desktop sample (its control group's peak: kernel, desktop, Chromium, the page
    server, and Calc with --calc) (target <= 1 GB);
 4. two desktop samples at once: whether each sees only its own page, browser and screen.
 
-Run: python benchmarks/desktop.py [--steps 10] [--calc]
+With --calc the observation's target is 60 ms and the memory's 400 MB (issue 45); --jupyter observes a
+JupyterLab page in a sample of its own (target 60 ms).
+
+Run: python benchmarks/desktop.py [--steps 10] [--calc] [--jupyter]
 """
 
 from __future__ import annotations
@@ -31,9 +35,12 @@ from desktop_helpers import serve, wait_for_window
 
 from daharness.core.limits import Limits
 from daharness.core.task import Task, WorkspaceFile
+from daharness.families.workflow.screen import open_jupyterlab
 from daharness.sandbox import BwrapSandbox, open_sandbox
 from daharness.sandbox.desktop import apps, desktop_problem
 
+TARGET_MS = 60  # an observation of a settled screen with an application open (issue 45)
+TARGET_CALC_MB = 400  # a desktop sample with Calc open (issue 45)
 LIMITS = Limits(memory_mb=3072, sample_timeout_s=1800)
 PAGE = """<html><head><title>orders</title></head><body><h1>Orders</h1>
 <table>{rows}</table><button>Add order</button><input aria-label="Quantity"></body></html>"""
@@ -125,6 +132,7 @@ def main() -> None:
     )
     parser.add_argument("--steps", type=int, default=10, help="observations per kind (median taken)")
     parser.add_argument("--calc", action="store_true", help="also observe with LibreOffice Calc open")
+    parser.add_argument("--jupyter", action="store_true", help="also observe a JupyterLab page")
     options = parser.parse_args()
     if desktop_problem():
         sys.exit(f"no desktop here: {desktop_problem()}")
@@ -135,12 +143,13 @@ def main() -> None:
         box, start_s = started(make_task(folder / "one", "one"))
         try:
             timings = box._desktop.timings  # type: ignore[union-attr]
+            began = time.perf_counter()
+            show_page(box, "orders")  # Chromium starts on first use
             print(
-                f"desktop ready (Xvfb + WM + Chromium): {timings['ready_s']:.2f} s "
-                f"(display and window manager {timings['display_s']:.2f} s, Chromium {timings['browser_s']:.2f} s; "
-                f"whole sample start with its kernel {start_s:.2f} s)  target <= 5 s"
+                f"desktop ready (Xvfb + WM + accessibility bus): {timings['ready_s']:.2f} s (whole sample start "
+                f"with its kernel {start_s:.2f} s); Chromium started and the first page shown "
+                f"{time.perf_counter() - began:.2f} s later  target <= 5 s"
             )
-            show_page(box, "orders")
             page = observation_ms(box, options.steps)
             print(
                 f"observation on a page: screenshot + a11y tree {page['screenshot_a11y_tree']:.0f} ms "
@@ -155,13 +164,29 @@ def main() -> None:
                 rows = len(box.observe_desktop("a11y_tree").elements)
                 print(
                     f"observation with LibreOffice Calc open: {calc['screenshot_a11y_tree']:.0f} ms "
-                    f"(screenshot {calc['screenshot']:.0f} ms, a11y tree {calc['a11y_tree']:.0f} ms, {rows} rows)"
+                    f"(screenshot {calc['screenshot']:.0f} ms, a11y tree {calc['a11y_tree']:.0f} ms, {rows} rows)  "
+                    f"target <= {TARGET_MS} ms"
                 )
             peak = box.resource_usage().get("memory_peak_mb")
             what = "kernel, desktop, Chromium with a page, page server" + (", Calc" if options.calc else "")
-            print(f"peak memory of the desktop sample: {peak} MB ({what})  target <= 1024 MB")
+            target = TARGET_CALC_MB if options.calc else 1024
+            print(f"peak memory of the desktop sample: {peak} MB ({what})  target <= {target} MB")
         finally:
             box.close()
+        if options.jupyter:
+            (folder / "lab").mkdir()
+            box, _ = started(make_task(folder / "lab", "lab"))
+            try:
+                print(f"  ({open_jupyterlab(box, box.workdir)})")
+                page = observation_ms(box, options.steps)
+                rows = len(box.observe_desktop("a11y_tree").elements)
+                print(
+                    f"observation of a JupyterLab page: {page['screenshot_a11y_tree']:.0f} ms (screenshot "
+                    f"{page['screenshot']:.0f} ms, a11y tree {page['a11y_tree']:.0f} ms, {rows} rows)  "
+                    f"target <= {TARGET_MS} ms"
+                )
+            finally:
+                box.close()
         ok, both_s, problems = interference(folder)
         verdict = "no interference" if ok else "INTERFERENCE: " + "; ".join(problems)
         print(

@@ -79,6 +79,21 @@ def summary(records: list[dict[str, Any]]) -> str:
 
 PHASES: dict[str, list[float]] = defaultdict(list)
 SANDBOX_CPU: list[float] = []
+PROGRAM_CPU: dict[str, float] = {}
+
+
+def cpu_by_program(pids: list[int]) -> dict[str, float]:
+    """CPU seconds of the running processes (with the children they waited for), by program name."""
+    found: dict[str, float] = defaultdict(float)
+    ticks = os.sysconf("SC_CLK_TCK")
+    for pid in pids:
+        try:
+            stat = Path(f"/proc/{pid}/stat").read_text()
+        except OSError:
+            continue
+        name, fields = stat[stat.index("(") + 1 : stat.rindex(")")], stat[stat.rindex(")") + 2 :].split()
+        found[name] += sum(int(value) for value in fields[11:15]) / ticks  # utime stime cutime cstime
+    return dict(found)
 
 
 def _timed(name: str, function: Callable[..., Any]) -> Callable[..., Any]:
@@ -107,6 +122,9 @@ def phase_timers() -> Iterator[None]:
         (session.DesktopSession, "start", "  desktop start (its part)"),
         (family.WorkflowFamily, "prepare", "setup (copy, open the workbook)"),
         (screen, "run_gui_step", "  GUI step"),
+        (screen, "prepare_calc", "    LibreOffice's profile"),
+        (screen, "wait_for_window", "    wait for a window"),
+        (screen, "wait_for_cells", "    wait for the sheet's cells"),
         (pipeline, "screen_note", "screen notes (after setup, before checks)"),
         (desktop_agent.Episode, "observe", "agent: observations"),
         (desktop_agent.Episode, "ask", "agent: model calls"),
@@ -130,6 +148,15 @@ def phase_timers() -> Iterator[None]:
         original_close(box)
 
     bwrap.BwrapSandbox.close = close  # type: ignore[method-assign]
+    saved.append((bwrap.BwrapSandbox, "interrupt", bwrap.BwrapSandbox.interrupt))
+    original_interrupt = bwrap.BwrapSandbox.interrupt
+
+    def interrupt(box: Any) -> None:  # what each program of the sandbox used, read before they are killed
+        PROGRAM_CPU.clear()
+        PROGRAM_CPU.update(cpu_by_program(box.processes()))
+        original_interrupt(box)
+
+    bwrap.BwrapSandbox.interrupt = interrupt  # type: ignore[method-assign]
     for owner, attribute, name in targets:
         if not hasattr(owner, attribute):
             print(f"(no {owner.__name__}.{attribute} to time)")
@@ -171,6 +198,9 @@ def one_sample_phases(base_url: str) -> float:
     print(f"one sample in this process: {wall:.2f} s, {result.record.status}, score "
           f"{result.record.score.value if result.record.score else None}; CPU: its sandbox "
           f"{sum(SANDBOX_CPU):.2f} s, the harness and its children {cpu:.2f} s")  # fmt: skip
+    programs = sorted(PROGRAM_CPU.items(), key=lambda item: -item[1])
+    print(f"  CPU of the sandbox's programs before the checks ({sum(PROGRAM_CPU.values()):.2f} s): "
+          + ", ".join(f"{name} {seconds:.2f}" for name, seconds in programs if seconds >= 0.05))  # fmt: skip
     for name, times in PHASES.items():
         print(f"  {name:52} {sum(times):6.2f} s  ({len(times)} call{'s' if len(times) != 1 else ''})")
     return wall

@@ -183,3 +183,34 @@ def test_a_sandbox_without_a_desktop_has_none(tmp_path: Path) -> None:
         assert plain.python("import os\nprint(os.environ.get('DISPLAY'))").stdout == "None\n"
         with pytest.raises(DesktopUnavailable, match="without a desktop"):
             plain.observe_desktop("screenshot")
+
+
+def test_libreoffice_is_walked_again_only_after_it_changed(tmp_path: Path) -> None:
+    """The tree is read once per change: on a screen where nothing moves, an observation walks no
+    application (it repeats the last walk), and typing into a cell makes the next one read the new text."""
+    book = openpyxl.Workbook()
+    book.active.append(["region", "sales"])
+    saved = io.BytesIO()
+    book.save(saved)
+    with desktop_box(desktop_task(tmp_path, {"sales.xlsx": saved.getvalue()})) as box:
+        box.start_program(apps.calc("sales.xlsx"), "calc")
+        wait_for_window(box, "sales.xlsx")
+        wait_until(lambda: box.desktop_request("cells_shown")["shown"], 120, what="the sheet's cells drawn")
+
+        def observed() -> tuple[int, dict[str, str]]:
+            answer = box.desktop_request("observe", elements=True)
+            cells = {e["name"]: e["text"] for e in answer["elements"] if e["tag"] == "table-cell"}
+            return answer["timings"]["applications_walked"], cells
+
+        wait_until(lambda: observed()[0] == 0, 60, what="an observation that walks no application")
+        walked, cells = observed()
+        assert walked == 0 and cells["A1"] == "region" and cells["B1"] == "sales"
+        fresh = box.desktop_request("observe", elements=True, fresh=True)
+        assert fresh["timings"]["applications_walked"] >= 1
+        for action in (
+            {"action_type": "HOTKEY", "keys": ["ctrl", "shift", "f5"]},  # the Name Box
+            {"action_type": "TYPING", "text": "C1\n"},
+            {"action_type": "TYPING", "text": "77\n"},
+        ):
+            assert box.act_on_desktop(action).ok
+        wait_until(lambda: observed()[1].get("C1") == "77", 60, what="the tree showing C1 = 77")

@@ -74,6 +74,8 @@ class AccessibilityBus:
         self._cache: dict[tuple[str, str], list[dict[str, Any]]] = {}
         self._screen: Any = None  # the windows' geometry at the last walk
         self._broken: Exception | None = None
+        self._probing = False  # `shows_cells`: tables give their corner cells only
+        self.walked = 0  # applications walked by the last `elements` (the others came from their last walk)
         self._reader = threading.Thread(target=self._read, name="atspi-reader", daemon=True)
         self._reader.start()
         self._listen()
@@ -96,6 +98,7 @@ class AccessibilityBus:
         if fresh or screen != self._screen:
             self._cache.clear()
         self._screen = screen
+        self.walked = 0
         roots = self._call_all([_call(*_REGISTRY, ACCESSIBLE, "GetChildren")])[0]
         found: list[dict[str, Any]] = []
         applications = [(bus, path) for bus, path in (roots[0] if roots else [])]
@@ -106,6 +109,7 @@ class AccessibilityBus:
                 changed = bus in self._changed
                 self._changed.discard(bus)  # an event from now on marks it again
             if changed or (bus, path) not in self._cache:
+                self.walked += 1
                 try:
                     self._cache[(bus, path)] = self._application(bus, path)
                 except TimeoutError:
@@ -113,6 +117,21 @@ class AccessibilityBus:
                     continue
             found += self._cache[(bus, path)]
         return found
+
+    def shows_cells(self) -> bool:
+        """Whether a table of an application shows cells now (a sheet drawn and loaded): a walk that
+        reads no more than two cells of a table, far cheaper than `elements` while an application that
+        loads a document keeps changing (and answering the walk slows its loading)."""
+        self._probing = True
+        try:
+            roots = self._call_all([_call(*_REGISTRY, ACCESSIBLE, "GetChildren")])[0]
+            for bus, path in roots[0] if roots else []:
+                with contextlib.suppress(TimeoutError):
+                    if any(e["tag"] == "table-cell" for e in self._application(bus, path)):
+                        return True
+            return False
+        finally:
+            self._probing = False
 
     def _application(self, bus: str, path: str) -> list[dict[str, Any]]:
         level: list[_Ref] = [(bus, path, 0, False)]
@@ -201,12 +220,15 @@ class AccessibilityBus:
                 answer = next(replies)
                 kids = list(answer[0]) if answer else []
             elif children and "Table" in kinds and element["width"] > 0:
-                kids = self._shown_cells(bus, path, element)
+                kids = self._shown_cells(bus, path, element, corners_only=self._probing)
             described.append(((bus, path, depth, cell), element, kids, bool(kids) and not walk))
         return described
 
-    def _shown_cells(self, bus: str, path: str, table: dict[str, Any]) -> list[tuple[str, str]]:
-        """The cells a table shows: those between the cells under its top-left and bottom-right corners."""
+    def _shown_cells(
+        self, bus: str, path: str, table: dict[str, Any], corners_only: bool = False
+    ) -> list[tuple[str, str]]:
+        """The cells a table shows: those between the cells under its top-left and bottom-right corners
+        (only those two with `corners_only`)."""
         x, y, width, height = table["x"], table["y"], table["width"], table["height"]
         corners = self._call_all(
             _call(bus, path, "org.a11y.atspi.Component", "GetAccessibleAtPoint", "iiu", (px, py, 0))
@@ -214,6 +236,8 @@ class AccessibilityBus:
         )
         if not all(corner and corner[0][1] != "/org/a11y/atspi/null" for corner in corners):
             return []
+        if corners_only:
+            return [tuple(corner[0]) for corner in corners]  # type: ignore[index, misc]
         indexes = self._call_all(_call(*c[0], ACCESSIBLE, "GetIndexInParent") for c in corners)
         table_calls = []
         for answer in indexes:
