@@ -214,3 +214,22 @@ def test_libreoffice_is_walked_again_only_after_it_changed(tmp_path: Path) -> No
         ):
             assert box.act_on_desktop(action).ok
         wait_until(lambda: observed()[1].get("C1") == "77", 60, what="the tree showing C1 = 77")
+
+
+def test_a_page_that_changes_on_its_own_is_read_again(box: BwrapSandbox) -> None:
+    """A page's elements are read once per change: what its own script changes later (no input, no
+    event of the agent's) shows in the next observation, as does a heading the page sets back."""
+    page = """<html><head><title>later</title></head><body><h1 id="h">now</h1><script>
+    setTimeout(() => { document.getElementById('h').textContent = 'later'; }, 1500);
+    </script></body></html>"""
+    base = serve(box, {"later.html": page}, 8001)
+    box.desktop_request("open_url", url=f"{base}/later.html")
+
+    def heading() -> str:
+        found = [e for e in box.observe_desktop("a11y_tree").elements if e.tag == "heading"]
+        return found[0].name if found else ""
+
+    assert heading() in ("now", "later")
+    wait_until(lambda: heading() == "later", 30, what="the heading the page's script changed")
+    tab = next(t for t in box.desktop_request("tabs")["tabs"] if t["active"])
+    box.desktop_request("close_tab", id=tab["id"])
