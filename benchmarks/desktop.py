@@ -71,6 +71,17 @@ def show_page(box: BwrapSandbox, title: str) -> None:
     box.desktop_request("open_url", url=f"{base}/index.html")
 
 
+def settled(box: BwrapSandbox, timeout_s: float = 120.0) -> None:
+    """Wait until the screen's table has more than 20 rows and kept them for a second."""
+    deadline, last = time.monotonic() + timeout_s, -1
+    while time.monotonic() < deadline:
+        rows = len(box.observe_desktop("a11y_tree").elements)
+        if rows == last and rows > 20:
+            return
+        last = rows
+        time.sleep(1)
+
+
 def observation_ms(box: BwrapSandbox, steps: int) -> dict[str, float]:
     box.observe_desktop(
         "screenshot_a11y_tree"
@@ -178,6 +189,7 @@ def main() -> None:
             box, _ = started(make_task(folder / "lab", "lab"))
             try:
                 print(f"  ({open_jupyterlab(box, box.workdir)})")
+                settled(box)  # its shell draws its panels for a while after its page loaded
                 page = observation_ms(box, options.steps)
                 rows = len(box.observe_desktop("a11y_tree").elements)
                 print(
