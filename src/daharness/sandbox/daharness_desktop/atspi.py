@@ -255,7 +255,8 @@ class AccessibilityBus:
 
     def _call_all(self, calls: Any) -> list[tuple[Any, ...] | None]:
         """Send every call, then wait for the answers, in order (None for an error answer); a
-        TimeoutError when one does not come within the time limit."""
+        TimeoutError when none comes for the time limit (a long batch may take longer in all). One
+        caller at a time (the controller serves one request after another)."""
         serials = []
         for message in calls:
             serial = next(self._bus.outgoing_serial)
@@ -263,21 +264,22 @@ class AccessibilityBus:
                 self._waiting.add(serial)
             serials.append(serial)
             self._bus.send(message, serial=serial)
-        deadline = time.monotonic() + _TIMEOUT_S
+        deadline, left = time.monotonic() + _TIMEOUT_S, len(serials)
         with self._lock:
             try:
-                while not self._waiting.isdisjoint(serials):  # the reader takes each one out
+                while self._waiting:  # the reader takes each answer out, and wakes us after the last
                     if self._broken is not None:
                         raise ConnectionError(f"the accessibility bus closed: {self._broken}")
+                    if len(self._waiting) < left:  # answers are coming
+                        deadline, left = time.monotonic() + _TIMEOUT_S, len(self._waiting)
                     remaining = deadline - time.monotonic()
                     if remaining <= 0:
                         raise TimeoutError("no answer on the accessibility bus in time")
-                    self._lock.wait(remaining)
+                    self._lock.wait(min(remaining, 0.5))
                 replies = [self._answers.pop(serial) for serial in serials]
             finally:
-                self._waiting.difference_update(serials)
-                for serial in serials:
-                    self._answers.pop(serial, None)
+                self._waiting.clear()
+                self._answers.clear()
         return [
             reply.body if reply.header.message_type == MessageType.method_return else None
             for reply in replies
@@ -303,7 +305,8 @@ class AccessibilityBus:
                 if serial in self._waiting:
                     self._waiting.discard(serial)
                     self._answers[serial] = message
-                    self._lock.notify_all()
+                    if not self._waiting:
+                        self._lock.notify_all()
 
     def close(self) -> None:
         with contextlib.suppress(OSError):
