@@ -1,15 +1,19 @@
 """The sandbox desktop on this machine.
 
 Measures, with the bwrap backend and a desktop:
-1. desktop ready: Xvfb + window manager + Chromium answering its DevTools port, as the controller times it
-   (target <= 5 s), and the whole sample start (kernel, then desktop);
+1. desktop ready: Xvfb + window manager + accessibility bus, as the controller times it, the whole sample
+   start (kernel, then desktop), and Chromium's start with the first page (it starts on first use)
+   (target <= 5 s);
 2. observation cost per step: the median of `screenshot_a11y_tree` (screenshot + accessibility tree) on a
    page served in the sandbox (target <= 300 ms), and with LibreOffice Calc open on a sheet (--calc);
 3. peak memory of one desktop sample (its control group's peak: kernel, desktop, Chromium, the page
    server, and Calc with --calc) (target <= 1 GB);
 4. two desktop samples at once: whether each sees only its own page, browser and screen.
 
-Run: python benchmarks/desktop.py [--steps 10] [--calc]
+With --calc the observation's target is 60 ms and the memory's 400 MB (issue 45); --jupyter observes a
+JupyterLab page in a sample of its own (target 60 ms).
+
+Run: python benchmarks/desktop.py [--steps 10] [--calc] [--jupyter]
 """
 
 from __future__ import annotations
@@ -30,10 +34,13 @@ import openpyxl
 from desktop_helpers import serve, wait_for_window
 
 from daharness.core.limits import Limits
-from daharness.core.task import Family, Task, WorkspaceFile
+from daharness.core.task import Task, WorkspaceFile
+from daharness.families.workflow.screen import open_jupyterlab
 from daharness.sandbox import BwrapSandbox, open_sandbox
 from daharness.sandbox.desktop import apps, desktop_problem
 
+TARGET_MS = 60  # an observation of a settled screen with an application open (issue 45)
+TARGET_CALC_MB = 400  # a desktop sample with Calc open (issue 45)
 LIMITS = Limits(memory_mb=3072, sample_timeout_s=1800)
 PAGE = """<html><head><title>orders</title></head><body><h1>Orders</h1>
 <table>{rows}</table><button>Add order</button><input aria-label="Quantity"></body></html>"""
@@ -47,9 +54,7 @@ def make_task(folder: Path, name: str) -> Task:
     book.save(buffer)
     (folder / "sales.xlsx").write_bytes(buffer.getvalue())
     files = [WorkspaceFile(path="sales.xlsx", source=folder / "sales.xlsx")]
-    return Task(
-        id=name, suite="bench", family=Family.workspace, instructions=["x"], files=files, desktop=True
-    )
+    return Task(id=name, suite="bench", family="workspace", instructions=["x"], files=files, desktop=True)
 
 
 def started(task: Task) -> tuple[BwrapSandbox, float]:
@@ -64,6 +69,17 @@ def show_page(box: BwrapSandbox, title: str) -> None:
     page = PAGE.replace("<title>orders", f"<title>{title}").replace("<h1>Orders", f"<h1>{title}")
     base = serve(box, {"index.html": page.format(rows=rows)}, 8000)
     box.desktop.open_url(f"{base}/index.html")
+
+
+def settled(box: BwrapSandbox, timeout_s: float = 120.0) -> None:
+    """Wait until the screen's table has more than 20 rows and kept them for a second."""
+    deadline, last = time.monotonic() + timeout_s, -1
+    while time.monotonic() < deadline:
+        rows = len(box.desktop.observe("a11y_tree").elements)
+        if rows == last and rows > 20:
+            return
+        last = rows
+        time.sleep(1)
 
 
 def observation_ms(box: BwrapSandbox, steps: int) -> dict[str, float]:
@@ -127,6 +143,7 @@ def main() -> None:
     )
     parser.add_argument("--steps", type=int, default=10, help="observations per kind (median taken)")
     parser.add_argument("--calc", action="store_true", help="also observe with LibreOffice Calc open")
+    parser.add_argument("--jupyter", action="store_true", help="also observe a JupyterLab page")
     options = parser.parse_args()
     if desktop_problem():
         sys.exit(f"no desktop here: {desktop_problem()}")
@@ -137,12 +154,13 @@ def main() -> None:
         box, start_s = started(make_task(folder / "one", "one"))
         try:
             timings = box._desktop.timings  # type: ignore[union-attr]
+            began = time.perf_counter()
+            show_page(box, "orders")  # Chromium starts on first use
             print(
-                f"desktop ready (Xvfb + WM + Chromium): {timings['ready_s']:.2f} s "
-                f"(display and window manager {timings['display_s']:.2f} s, Chromium {timings['browser_s']:.2f} s; "
-                f"whole sample start with its kernel {start_s:.2f} s)  target <= 5 s"
+                f"desktop ready (Xvfb + WM + accessibility bus): {timings['ready_s']:.2f} s (whole sample start "
+                f"with its kernel {start_s:.2f} s); Chromium started and the first page shown "
+                f"{time.perf_counter() - began:.2f} s later  target <= 5 s"
             )
-            show_page(box, "orders")
             page = observation_ms(box, options.steps)
             print(
                 f"observation on a page: screenshot + a11y tree {page['screenshot_a11y_tree']:.0f} ms "
@@ -157,13 +175,30 @@ def main() -> None:
                 rows = len(box.desktop.observe("a11y_tree").elements)
                 print(
                     f"observation with LibreOffice Calc open: {calc['screenshot_a11y_tree']:.0f} ms "
-                    f"(screenshot {calc['screenshot']:.0f} ms, a11y tree {calc['a11y_tree']:.0f} ms, {rows} rows)"
+                    f"(screenshot {calc['screenshot']:.0f} ms, a11y tree {calc['a11y_tree']:.0f} ms, {rows} rows)  "
+                    f"target <= {TARGET_MS} ms"
                 )
             peak = box.resource_usage().get("memory_peak_mb")
             what = "kernel, desktop, Chromium with a page, page server" + (", Calc" if options.calc else "")
-            print(f"peak memory of the desktop sample: {peak} MB ({what})  target <= 1024 MB")
+            target = TARGET_CALC_MB if options.calc else 1024
+            print(f"peak memory of the desktop sample: {peak} MB ({what})  target <= {target} MB")
         finally:
             box.close()
+        if options.jupyter:
+            (folder / "lab").mkdir()
+            box, _ = started(make_task(folder / "lab", "lab"))
+            try:
+                print(f"  ({open_jupyterlab(box, box.workdir)})")
+                settled(box)  # its shell draws its panels for a while after its page loaded
+                page = observation_ms(box, options.steps)
+                rows = len(box.desktop.observe("a11y_tree").elements)
+                print(
+                    f"observation of a JupyterLab page: {page['screenshot_a11y_tree']:.0f} ms (screenshot "
+                    f"{page['screenshot']:.0f} ms, a11y tree {page['a11y_tree']:.0f} ms, {rows} rows)  "
+                    f"target <= {TARGET_MS} ms"
+                )
+            finally:
+                box.close()
         ok, both_s, problems = interference(folder)
         verdict = "no interference" if ok else "INTERFERENCE: " + "; ".join(problems)
         print(

@@ -182,3 +182,53 @@ def test_a_sandbox_without_a_desktop_has_none(tmp_path: Path) -> None:
         assert plain.python("import os\nprint(os.environ.get('DISPLAY'))").stdout == "None\n"
         with pytest.raises(DesktopUnavailable, match="bwrap sandbox of this sample has no desktop"):
             require_desktop(plain)
+
+
+def test_libreoffice_is_walked_again_only_after_it_changed(tmp_path: Path) -> None:
+    """The tree is read once per change: on a screen where nothing moves, an observation walks no
+    application (it repeats the last walk), and typing into a cell makes the next one read the new text."""
+    book = openpyxl.Workbook()
+    book.active.append(["region", "sales"])
+    saved = io.BytesIO()
+    book.save(saved)
+    with desktop_box(desktop_task(tmp_path, {"sales.xlsx": saved.getvalue()})) as box:
+        box.desktop.start_program(apps.calc("sales.xlsx"), "calc")
+        wait_for_window(box, "sales.xlsx")
+        wait_until(box.desktop.cells_shown, 120, what="the sheet's cells drawn")
+
+        def observed() -> tuple[int, dict[str, str]]:
+            answer = box._require_desktop().request("observe", elements=True)  # with the controller's timings
+            cells = {e["name"]: e["text"] for e in answer["elements"] if e["tag"] == "table-cell"}
+            return answer["timings"]["applications_walked"], cells
+
+        wait_until(lambda: observed()[0] == 0, 60, what="an observation that walks no application")
+        walked, cells = observed()
+        assert walked == 0 and cells["A1"] == "region" and cells["B1"] == "sales"
+        fresh = box._require_desktop().request("observe", elements=True, fresh=True)
+        assert fresh["timings"]["applications_walked"] >= 1
+        for action in (
+            {"action_type": "HOTKEY", "keys": ["ctrl", "shift", "f5"]},  # the Name Box
+            {"action_type": "TYPING", "text": "C1\n"},
+            {"action_type": "TYPING", "text": "77\n"},
+        ):
+            assert box.desktop.act(action).ok
+        wait_until(lambda: observed()[1].get("C1") == "77", 60, what="the tree showing C1 = 77")
+
+
+def test_a_page_that_changes_on_its_own_is_read_again(box: BwrapSandbox) -> None:
+    """A page's elements are read once per change: what its own script changes later (no input, no
+    event of the agent's) shows in the next observation, as does a heading the page sets back."""
+    page = """<html><head><title>later</title></head><body><h1 id="h">now</h1><script>
+    setTimeout(() => { document.getElementById('h').textContent = 'later'; }, 1500);
+    </script></body></html>"""
+    base = serve(box, {"later.html": page}, 8001)
+    box.desktop.open_url(f"{base}/later.html")
+
+    def heading() -> str:
+        found = [e for e in box.desktop.observe("a11y_tree").elements if e.tag == "heading"]
+        return found[0].name if found else ""
+
+    assert heading() in ("now", "later")
+    wait_until(lambda: heading() == "later", 30, what="the heading the page's script changed")
+    tab = next(t for t in box.desktop.tabs() if t["active"])
+    box.desktop.close_tab(tab["id"])

@@ -73,13 +73,14 @@ def test_agent_code_finds_no_devtools_endpoint_and_closing_the_browser_only_rest
     controller's trap on the official VM's ports, which counts who knocks. The agent can close the browser
     on the screen (a user can); the next page opened starts it again."""
     with desktop_box(desktop_task(tmp_path)) as box:
+        base = serve(box, {"index.html": "<html><head><title>page</title></head><body>x</body></html>"}, 8000)
+        box.desktop.open_url(f"{base}/index.html")  # the browser runs (it starts on first use)
         looked = box.python(LOOK_FOR_DEVTOOLS)
         lines = looked.stdout.splitlines()
         assert lines[:-1] == [f"{port} {what}" for port in DEVTOOLS_PORTS for what in ("no answer", "held")]
-        assert json.loads(lines[-1]) == sorted(DEVTOOLS_PORTS), looked  # the browser listens on no port
+        # the browser listens on no port (the page server's is the only other one)
+        assert json.loads(lines[-1]) == sorted([*DEVTOOLS_PORTS, 8000]), looked
         assert box.desktop.trapped_connections() == {str(port): 1 for port in DEVTOOLS_PORTS}
-        base = serve(box, {"index.html": "<html><head><title>page</title></head><body>x</body></html>"}, 8000)
-        box.desktop.open_url(f"{base}/index.html")
         box.desktop.act({"action_type": "HOTKEY", "keys": ["ctrl", "shift", "w"]})  # closes its window
         wait_until(lambda: not box.desktop.windows(), 30, what="the browser closed")
         tab = box.desktop.open_url(f"{base}/index.html")
@@ -112,7 +113,8 @@ def test_nothing_of_the_desktop_outlives_its_sample(tmp_path: Path) -> None:
     with desktop_box(desktop_task(tmp_path)) as box:
         if box._cgroup is None:
             pytest.skip("no control group on this machine to follow the sandbox's processes")
-        serve(box, {"index.html": "<h1>x</h1>"}, 8000)
+        base = serve(box, {"index.html": "<h1>x</h1>"}, 8000)
+        box.desktop.open_url(f"{base}/index.html")  # the browser starts on first use
         desktop_uid = box._desktop.uid  # type: ignore[union-attr]
         pids = box.processes()
         lines = command_lines(pids)

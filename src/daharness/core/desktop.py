@@ -148,6 +148,10 @@ class Desktop(Protocol):
         """Whether the pages the browser shows loaded within `wait_s`."""
         ...
 
+    def cells_shown(self) -> bool:
+        """Whether a spreadsheet's cells are drawn (a cheap probe of two cells, no walk of the sheet)."""
+        ...
+
     def trapped_connections(self) -> dict[str, int]:
         """Port -> connections made to the official VM's DevTools ports since the desktop started."""
         ...

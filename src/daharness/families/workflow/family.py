@@ -7,8 +7,8 @@ file, launch an application, a browser) do nothing, unless the sample has a desk
 
 After the agent: on a desktop, the GUI postconfig saves what the agent left unsaved; then every process
 of the agent is stopped (the desktop's run on) and the browser's shown tab is read. Then every process
-is killed and the sandbox starts again in the checks' environment, which comes from outside what the
-agent could write (`checks.py`), with a new desktop; an application's services start again there; the
+is killed and, when anything is to run there, the sandbox starts again in the checks' environment, which
+comes from outside what the agent could write (`checks.py`), with a new desktop; an application's services start again there; the
 non-GUI postconfig commands run, then each check script (`vm_script_output`) runs in the home, read by
 bash from the task (not from a file in the home), and its standard output is kept in
 `submission.evidence["script_outputs"]` for the scorers; last, the page checks (`html_check`) open their
@@ -188,6 +188,11 @@ class WorkflowFamily(FamilyBase):
         submission.suspicions += agent_files_at_check_paths(box, state)
         outputs: dict[str, str] = {}
         submission.evidence[SCRIPT_OUTPUTS] = outputs
+        checked_live = bool((needs.page_checks or needs.superset_page) and desktop is not None)
+        if not (
+            app_of(task) or needs.made_by_checks or checked_live or task.gold.data.get("scripts")
+        ) and not any(map(runs_in_checks, postconfig)):
+            return  # nothing runs in the checks' environment: the sandbox is not started again for nothing
         try:
             box.restart_with_overlay(check_overlay(state, box.workdir, app_conda=app_of(task) is not None))
         except OverlayBlocked as exc:  # no check runs: what reads their output scores 0
@@ -212,7 +217,7 @@ class WorkflowFamily(FamilyBase):
                     "stderr": observation.stderr[-2000:],
                 }),
             )  # fmt: skip
-        if (needs.page_checks or needs.superset_page) and desktop is not None:
+        if checked_live and desktop is not None:
             with read_after_agent("the page checks", submission):
                 reopen_pages(task, box, desktop, submission)
                 if needs.page_checks:
@@ -299,6 +304,11 @@ def check_pages(
 def step_timeout(task: Task) -> float | None:
     """An application's scripts start servers and CLIs that load its code: more than a step's default."""
     return APP_STEP_TIMEOUT_S if app_of(task) else None
+
+
+def runs_in_checks(step: SetupStep) -> bool:
+    """Whether `run_step` does anything for a postconfig step in the checks' environment."""
+    return step.kind in ("copy", "command") or (step.kind == "open" and "service" in step.args)
 
 
 def run_step(

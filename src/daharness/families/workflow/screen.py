@@ -293,7 +293,7 @@ def wait_for_cells(screen: Desktop, timeout_s: float = _WINDOW_WAIT_S) -> bool:
     drawn, and keys pressed before then are lost)."""
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
-        if any(e.tag == "table-cell" for e in screen.observe("a11y_tree").elements):
+        if screen.cells_shown():  # no walk of every cell of a loading sheet
             return True
         time.sleep(0.2)
     return False

@@ -6,19 +6,33 @@ stops at depth 50 and at 1024 children of one element; unlike it, it does not de
 that is off screen (its children are too), and an element that manages its descendants (a spreadsheet's
 table of a billion cells) is asked for the cells it shows, through its Table interface, rather than for
 all of its children.
+
+An application's elements are read once per change: the connection listens to the applications' events
+(`object:`, `window:`, `focus:`, registered with the registry so that their toolkits send them) and an
+application is walked again only when it sent one since its last walk, or when the screen's windows
+moved (the caller passes their geometry: a moved window sends no event, yet its elements' positions
+change). A reader thread takes every message off the bus: answers for the walk, events for the marks.
 """
 
 from __future__ import annotations
 
+import contextlib
 import socket
+import threading
+import time
 from typing import Any
 
-from jeepney import DBusAddress, HeaderFields, Message, MessageType, new_method_call
+from jeepney import DBusAddress, HeaderFields, Message, MessageType, message_bus, new_method_call
 from jeepney.io.blocking import DBusConnection
 
 ACCESSIBLE = "org.a11y.atspi.Accessible"
 _PROPERTIES = "org.freedesktop.DBus.Properties"
 _REGISTRY = ("org.a11y.atspi.Registry", "/org/a11y/atspi/accessible/root")
+_REGISTRATION = ("org.a11y.atspi.Registry", "/org/a11y/atspi/registry", "org.a11y.atspi.Registry")
+# the events that tell an application's tree changed: every object, window and focus event
+_EVENT_KINDS = ("object:", "window:", "focus:")
+_EVENTS = "org.a11y.atspi.Event"
+_EVENT_INTERFACES = ("Object", "Window", "Focus")
 MAX_DEPTH = 50
 MAX_CHILDREN = 1024
 MAX_CELLS = 2000  # visible cells of one table (a full-screen spreadsheet shows about 1000)
@@ -53,20 +67,71 @@ class AccessibilityBus:
         sock.settimeout(None)
         self._bus = DBusConnection(sock)
         self._skip = skip_applications
+        self._lock = threading.Condition()
+        self._waiting: set[int] = set()
+        self._answers: dict[int, Message] = {}
+        self._changed: set[str] = set()  # bus names that sent an event since their last walk
+        self._cache: dict[tuple[str, str], list[dict[str, Any]]] = {}
+        self._screen: Any = None  # the windows' geometry at the last walk
+        self._broken: Exception | None = None
+        self._probing = False  # `shows_cells`: tables give their corner cells only
+        self.walked = 0  # applications walked by the last `elements` (the others came from their last walk)
+        self._reader = threading.Thread(target=self._read, name="atspi-reader", daemon=True)
+        self._reader.start()
+        self._listen()
 
-    def elements(self) -> list[dict[str, Any]]:
+    def _listen(self) -> None:
+        """Have the applications send their events, and the bus pass them to us."""
+        calls = [  # (the bus said hello for us when we began)
+            new_method_call(message_bus, "AddMatch", "s", (f"type='signal',interface='{_EVENTS}.{kind}'",))
+            for kind in _EVENT_INTERFACES
+        ]
+        calls += [_call(*_REGISTRATION, "RegisterEvent", "sass", (kind, [], "")) for kind in _EVENT_KINDS]
+        self._call_all(calls)
+
+    def elements(self, screen: Any = None, fresh: bool = False) -> list[dict[str, Any]]:
         """Every element on screen of every application, in document order, as {tag, name, text, x, y,
         width, height, states, depth, image}. Elements off screen are left out (the table keeps none of them),
         and so is an application that does not answer in time (busy starting, say): the others are
-        still seen."""
+        still seen. An application that sent no event since its last walk, on a screen whose windows
+        (`screen`) did not change, gives the elements of that walk; `fresh` walks every one again."""
+        if fresh or screen != self._screen:
+            self._cache.clear()
+        self._screen = screen
+        self.walked = 0
         roots = self._call_all([_call(*_REGISTRY, ACCESSIBLE, "GetChildren")])[0]
         found: list[dict[str, Any]] = []
-        for bus, path in roots[0] if roots else []:
-            try:
-                found += self._application(bus, path)
-            except TimeoutError:
-                continue
+        applications = [(bus, path) for bus, path in (roots[0] if roots else [])]
+        for key in set(self._cache) - set(applications):  # gone
+            del self._cache[key]
+        for bus, path in applications:
+            with self._lock:
+                changed = bus in self._changed
+                self._changed.discard(bus)  # an event from now on marks it again
+            if changed or (bus, path) not in self._cache:
+                self.walked += 1
+                try:
+                    self._cache[(bus, path)] = self._application(bus, path)
+                except TimeoutError:
+                    self._cache.pop((bus, path), None)
+                    continue
+            found += self._cache[(bus, path)]
         return found
+
+    def shows_cells(self) -> bool:
+        """Whether a table of an application shows cells now (a sheet drawn and loaded): a walk that
+        reads no more than two cells of a table, far cheaper than `elements` while an application that
+        loads a document keeps changing (and answering the walk slows its loading)."""
+        self._probing = True
+        try:
+            roots = self._call_all([_call(*_REGISTRY, ACCESSIBLE, "GetChildren")])[0]
+            for bus, path in roots[0] if roots else []:
+                with contextlib.suppress(TimeoutError):
+                    if any(e["tag"] == "table-cell" for e in self._application(bus, path)):
+                        return True
+            return False
+        finally:
+            self._probing = False
 
     def _application(self, bus: str, path: str) -> list[dict[str, Any]]:
         level: list[_Ref] = [(bus, path, 0, False)]
@@ -155,12 +220,15 @@ class AccessibilityBus:
                 answer = next(replies)
                 kids = list(answer[0]) if answer else []
             elif children and "Table" in kinds and element["width"] > 0:
-                kids = self._shown_cells(bus, path, element)
+                kids = self._shown_cells(bus, path, element, corners_only=self._probing)
             described.append(((bus, path, depth, cell), element, kids, bool(kids) and not walk))
         return described
 
-    def _shown_cells(self, bus: str, path: str, table: dict[str, Any]) -> list[tuple[str, str]]:
-        """The cells a table shows: those between the cells under its top-left and bottom-right corners."""
+    def _shown_cells(
+        self, bus: str, path: str, table: dict[str, Any], corners_only: bool = False
+    ) -> list[tuple[str, str]]:
+        """The cells a table shows: those between the cells under its top-left and bottom-right corners
+        (only those two with `corners_only`)."""
         x, y, width, height = table["x"], table["y"], table["width"], table["height"]
         corners = self._call_all(
             _call(bus, path, "org.a11y.atspi.Component", "GetAccessibleAtPoint", "iiu", (px, py, 0))
@@ -168,6 +236,8 @@ class AccessibilityBus:
         )
         if not all(corner and corner[0][1] != "/org/a11y/atspi/null" for corner in corners):
             return []
+        if corners_only:
+            return [tuple(corner[0]) for corner in corners]  # type: ignore[index, misc]
         indexes = self._call_all(_call(*c[0], ACCESSIBLE, "GetIndexInParent") for c in corners)
         table_calls = []
         for answer in indexes:
@@ -184,25 +254,63 @@ class AccessibilityBus:
         return [tuple(answer[0]) for answer in answers if answer]  # type: ignore[misc]
 
     def _call_all(self, calls: Any) -> list[tuple[Any, ...] | None]:
-        """Send every call, then collect the answers in order (None for an error answer)."""
+        """Send every call, then wait for the answers, in order (None for an error answer); a
+        TimeoutError when none comes for the time limit (a long batch may take longer in all). One
+        caller at a time (the controller serves one request after another)."""
         serials = []
         for message in calls:
             serial = next(self._bus.outgoing_serial)
-            self._bus.send(message, serial=serial)
+            with self._lock:
+                self._waiting.add(serial)
             serials.append(serial)
-        waiting = set(serials)
-        answers: dict[int, tuple[Any, ...] | None] = {}
-        while waiting:
-            reply: Message = self._bus.receive(timeout=_TIMEOUT_S)
-            serial = reply.header.fields.get(HeaderFields.reply_serial)
-            if serial in waiting:
-                waiting.discard(serial)
-                answers[serial] = (
-                    reply.body if reply.header.message_type == MessageType.method_return else None
-                )
-        return [answers[serial] for serial in serials]
+            self._bus.send(message, serial=serial)
+        deadline, left = time.monotonic() + _TIMEOUT_S, len(serials)
+        with self._lock:
+            try:
+                while self._waiting:  # the reader takes each answer out, and wakes us after the last
+                    if self._broken is not None:
+                        raise ConnectionError(f"the accessibility bus closed: {self._broken}")
+                    if len(self._waiting) < left:  # answers are coming
+                        deadline, left = time.monotonic() + _TIMEOUT_S, len(self._waiting)
+                    remaining = deadline - time.monotonic()
+                    if remaining <= 0:
+                        raise TimeoutError("no answer on the accessibility bus in time")
+                    self._lock.wait(min(remaining, 0.5))
+                replies = [self._answers.pop(serial) for serial in serials]
+            finally:
+                self._waiting.clear()
+                self._answers.clear()
+        return [
+            reply.body if reply.header.message_type == MessageType.method_return else None
+            for reply in replies
+        ]
+
+    def _read(self) -> None:
+        """Every message of the bus: an answer is handed to the walk waiting for it, an event marks its
+        sender's tree as changed."""
+        while True:
+            try:
+                message = self._bus.receive()
+            except Exception as exc:  # closed: the walk waiting, if any, is told
+                with self._lock:
+                    self._broken = exc
+                    self._lock.notify_all()
+                return
+            header = message.header
+            with self._lock:
+                if header.message_type == MessageType.signal:
+                    self._changed.add(header.fields.get(HeaderFields.sender, ""))
+                    continue
+                serial = header.fields.get(HeaderFields.reply_serial)
+                if serial in self._waiting:
+                    self._waiting.discard(serial)
+                    self._answers[serial] = message
+                    if not self._waiting:
+                        self._lock.notify_all()
 
     def close(self) -> None:
+        with contextlib.suppress(OSError):
+            self._bus.sock.shutdown(socket.SHUT_RDWR)
         self._bus.close()
 
 

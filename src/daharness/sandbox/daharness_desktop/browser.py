@@ -58,10 +58,39 @@ _MATCHES = """(() => {
     return {matches: 0, visible: 0, error: String(error)};
   }
 })()"""
-_VISIBLE = "document.visibilityState"
 _METRICS = (
     "[screenX, screenY, outerWidth, outerHeight, innerWidth, innerHeight, scrollX, scrollY, devicePixelRatio]"
 )
+# an observation's look at a page, in a world of the harness's that lasts as long as the page's document:
+# on its first run it starts counting the page's changes (its DOM's mutations; input, focus, scrolling,
+# resizing, loads, the mouse over another element (a style for :hover), clicks, keys; transitions and animations, which move things without touching the DOM, as running
+# while they run), and each run answers [visibility, changes, running, *metrics]. The world's globals are
+# its own: the page's script can neither see the count nor reset it.
+_OBSERVER_WORLD = "daharness-observer"
+_PAGE_STATE = """(() => {
+  if (!window.daharnessChanges) {
+    const state = {changes: 0, running: 0};
+    const bump = () => { state.changes++; };
+    // an attribute or a text set again to the value it had is no change (JupyterLab re-sets its toolbars'
+    // attributes every few seconds)
+    const changed = record => record.type === 'childList' || (record.type === 'attributes'
+      ? record.oldValue !== record.target.getAttribute(record.attributeName)
+      : record.oldValue !== record.target.data);
+    new MutationObserver(records => { if (records.some(changed)) bump(); }).observe(document, {
+      subtree: true, childList: true, attributes: true, characterData: true, attributeOldValue: true,
+      characterDataOldValue: true});
+    for (const kind of ['input', 'change', 'focusin', 'focusout', 'scroll', 'resize', 'load', 'toggle',
+                        'mouseover', 'mouseout', 'click', 'keyup'])
+      addEventListener(kind, bump, true);
+    for (const kind of ['transitionrun', 'animationstart'])
+      addEventListener(kind, () => { state.running++; bump(); }, true);
+    for (const kind of ['transitionend', 'transitioncancel', 'animationend', 'animationcancel'])
+      addEventListener(kind, () => { state.running = Math.max(0, state.running - 1); bump(); }, true);
+    window.daharnessChanges = state;
+  }
+  const state = window.daharnessChanges;
+  return [document.visibilityState, state.changes, state.running, METRICS];
+})()""".replace("METRICS", _METRICS[1:-1])
 _SKIPPED_ROLES = {"InlineTextBox", "LineBreak", "none", "presentation", "Ignored"}
 _STATE_PROPERTIES = ("focusable", "focused", "editable", "checked", "expanded", "selected", "required", "multiline", "modal")  # fmt: skip
 
@@ -74,6 +103,10 @@ class Browser:
         self._sessions: dict[str, str] = {}  # page target -> our session with it
         self._tab_sessions: dict[str, str] = {}  # tab target -> our session with it
         self._tab_pages: dict[str, str] = {}  # our session with a tab -> the page it shows
+        self._observers: dict[str, int] = {}  # page target -> the observation's world in it
+        # page target -> (the state it was walked in, its elements): a page that did not change since is
+        # not walked again (its accessibility tree and layout are most of an observation's time)
+        self._walked: dict[str, tuple[tuple[Any, ...], list[dict[str, Any]]]] = {}
 
     # ---- connection -------------------------------------------------------------------------------
 
@@ -81,6 +114,7 @@ class Browser:
         """Talk to a (re)started browser over its pipe."""
         self.devtools = devtools
         self._sessions, self._tab_sessions, self._tab_pages = {}, {}, {}
+        self._observers, self._walked = {}, {}
 
     @property
     def connected(self) -> bool:
@@ -116,6 +150,9 @@ class Browser:
                 self._sessions.setdefault(info["targetId"], params["sessionId"])
         elif message.get("method") == "Target.detachedFromTarget":
             gone = params.get("sessionId")
+            for target in [t for t, s in self._sessions.items() if s == gone]:
+                self._observers.pop(target, None)
+                self._walked.pop(target, None)
             self._sessions = {t: s for t, s in self._sessions.items() if s != gone}
             self._tab_sessions = {t: s for t, s in self._tab_sessions.items() if s != gone}
             self._tab_pages.pop(gone, None)
@@ -293,21 +330,62 @@ class Browser:
 
     def elements(self) -> list[dict[str, Any]]:
         """The accessibility tree of every page its window shows, placed on the screen (a page that does
-        not answer in time is left out: the rest of the screen is still seen)."""
+        not answer in time is left out: the rest of the screen is still seen). A page that did not change
+        since its last walk, nor moved, gives that walk's elements."""
         found: list[dict[str, Any]] = []
         for tab in self.tabs():
             if not tab["active"]:
                 continue
             try:  # a window covered by another has its page hidden: nothing of it is on the screen
-                if self.evaluate_isolated(tab["id"], _VISIBLE, _OBSERVE_TIMEOUT_S) == "visible":
-                    found += self._page_elements(tab["id"])
+                world, (visibility, changes, running, *metrics) = self._page_state(tab["id"])
+                if visibility != "visible":
+                    continue
+                state = (world, changes, *metrics)
+                walked = self._walked.get(tab["id"])
+                if walked is not None and walked[0] == state:
+                    found += walked[1]
+                    continue
+                elements = self._page_elements(tab["id"], metrics)
+                if running:  # moving: its next look walks it again
+                    self._walked.pop(tab["id"], None)
+                else:  # a change during the walk counts after `state`: the next look walks again
+                    self._walked[tab["id"]] = (state, elements)
+                found += elements
             except NotAnswering:
                 continue
         return found
 
-    def _page_elements(self, target: str) -> list[dict[str, Any]]:
+    def _page_state(self, target: str) -> tuple[int, list[Any]]:
+        """The observation's world in the page (made on the page's first look, and again once a navigation
+        replaced the document it was in) and what `_PAGE_STATE` answers there."""
         session = self._session(target)
-        metrics = self.evaluate_isolated(target, _METRICS, timeout=_OBSERVE_TIMEOUT_S)
+        for _ in range(2):
+            world = self._observers.get(target)
+            if world is None:
+                frame = self.call("Page.getFrameTree", {}, session, _OBSERVE_TIMEOUT_S)["frameTree"]["frame"][
+                    "id"
+                ]
+                world = self.call("Page.createIsolatedWorld", {"frameId": frame, "worldName": _OBSERVER_WORLD},
+                                  session, _OBSERVE_TIMEOUT_S)["executionContextId"]  # fmt: skip
+                self._observers[target] = world
+            try:
+                result = self.call(
+                    "Runtime.evaluate", {"expression": _PAGE_STATE, "returnByValue": True, "contextId": world},
+                    session, _OBSERVE_TIMEOUT_S,
+                )  # fmt: skip
+            except (BrowserGone, NotAnswering):
+                raise
+            except RuntimeError:  # the world went with the document it was in
+                self._observers.pop(target, None)
+                continue
+            value = result.get("result", {}).get("value")
+            if isinstance(value, list) and len(value) == 12:
+                return world, value
+            self._observers.pop(target, None)
+        raise NotAnswering("the page did not say its state")
+
+    def _page_elements(self, target: str, metrics: list[Any]) -> list[dict[str, Any]]:
+        session = self._session(target)
         screen_x, screen_y, outer_w, outer_h, inner_w, inner_h, scroll_x, scroll_y, ratio = metrics
         border = (outer_w - inner_w * ratio) / 2  # the browser's own frame; its toolbars sit above the page
         origin_x = screen_x + border

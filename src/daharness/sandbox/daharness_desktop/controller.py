@@ -1,12 +1,13 @@
 """The controller's start-up and request loop.
 
-Requests (one JSON object per line): {"op": "observe", "screenshot": bool, "elements": bool} |
+Requests (one JSON object per line): {"op": "observe", "screenshot": bool, "elements": bool, "fresh": bool
+(every application's tree walked again, not taken from the last walk)} |
 {"op": "windows"} | {"op": "activate", "window": id} | {"op": "open_url", "url"} | {"op": "tabs"} |
 {"op": "html", "id": tab} | {"op": "evaluate", "id": tab, "expression": js} | {"op": "close_tab", "id": tab} |
 {"op": "check_page", "url", "selectors": [css], "wait": s} | {"op": "settle", "wait": s} (the shown
-pages loaded) | {"op": "trapped"} (connections to the official DevTools ports, `trap.py`) | {"op": "ping"}. Each gets one answer: the op's fields, or
+pages loaded) | {"op": "cells_shown"} (a table of an application shows its cells) | {"op": "trapped"} (connections to the official DevTools ports, `trap.py`) | {"op": "ping"}. Each gets one answer: the op's fields, or
 {"error": {"name", "value"}}. The first line the controller writes is {"ready": true, "timings": {...}} once the display, the window manager, the
-accessibility bus and (when asked) the browser answer, or {"ready": false, "error": ...}.
+accessibility bus and (when asked; else on first use) the browser answer, or {"ready": false, "error": ...}.
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ class Controller:
         self.trap = PortTrap([int(port) for port in config.get("trap_ports", [])])
         self.browser = Browser()
         self.services = Services(int(config["width"]), int(config["height"]), self.browser.on_event)
-        self.services.start(browser=bool(config.get("browser", True)))
+        self.services.start(browser=bool(config.get("browser", False)))
         self.screen = Screen(DISPLAY, lambda: self.services.alive("display"))
         self.accessibility = AccessibilityBus(str(A11Y_BUS), skip_applications=_BROWSER_APPLICATIONS)
         if self.services.devtools is not None:
@@ -57,8 +58,9 @@ class Controller:
                 [str(selector) for selector in request.get("selectors", [])],
                 float(request.get("wait", 5)),
             ),
-            "settle": lambda request: {"settled": self._browser().settle(float(request.get("wait", 15)))},
+            "settle": lambda request: {"settled": self._settle(float(request.get("wait", 15)))},
             "trapped": lambda request: {"connections": self.trap.counts()},
+            "cells_shown": lambda request: {"shown": self.accessibility.shows_cells()},
             "ping": lambda request: {},
         }
 
@@ -77,13 +79,18 @@ class Controller:
                 shot["error"] = exc
             timings["screenshot_s"] = time.perf_counter() - started
 
+        # the windows' places, read before the screenshot's thread uses the X connection: an application
+        # whose window moved is walked again (its elements moved, and it says nothing of it)
+        windows = self.screen.windows() if request.get("elements") else None
         worker = threading.Thread(target=take) if request.get("screenshot") else None
         if worker is not None:
             worker.start()
         if request.get("elements"):
             started = time.perf_counter()
-            answer["elements"] = self.accessibility.elements() + self._page_elements()
+            found = self.accessibility.elements(windows, fresh=bool(request.get("fresh")))
+            answer["elements"] = found + self._page_elements()
             timings["elements_s"] = time.perf_counter() - started
+            timings["applications_walked"] = self.accessibility.walked
         if worker is not None:
             worker.join()
             if "error" in shot:
@@ -91,6 +98,10 @@ class Controller:
             answer["screenshot"] = base64.b64encode(shot["png"]).decode()
         answer["timings"] = timings
         return answer
+
+    def _settle(self, wait_s: float) -> bool:
+        """The shown pages loaded (a browser never started shows none: nothing to wait for)."""
+        return "browser" not in self.services.processes or self._browser().settle(wait_s)
 
     def _page_elements(self) -> list[dict[str, Any]]:
         if not self.services.alive("browser"):
@@ -101,7 +112,11 @@ class Controller:
             return []
 
     def _browser(self) -> Browser:
-        """The running browser (its pipe is connected when it starts)."""
+        """The running browser (its pipe is connected when it starts). The desktop starts without one, as
+        the official VM, where a task's setup launches Chrome when it needs it: the first request that
+        needs the browser starts it (one that went since is not started again here, see `open_url`)."""
+        if "browser" not in self.services.processes:
+            self._start_browser()
         if not self.services.alive("browser") or not self.browser.connected:
             raise BrowserGone("the browser is not running")
         return self.browser
@@ -112,10 +127,13 @@ class Controller:
             # exits within moments, and only then can it be started again
             self.services.wait_exited("browser", _BROWSER_EXIT_S)
         if not self.services.alive("browser"):
-            self.services.start_browser()
-            assert self.services.devtools is not None
-            self.browser.use(self.services.devtools)
+            self._start_browser()
         return {"tab": self._browser().open_url(str(request["url"]), float(request.get("timeout", 30)))}
+
+    def _start_browser(self) -> None:
+        self.services.start_browser()
+        assert self.services.devtools is not None
+        self.browser.use(self.services.devtools)
 
     def activate(self, request: dict[str, Any]) -> dict[str, Any]:
         self.screen.activate(int(request["window"]))

@@ -35,6 +35,7 @@ class Screen:
         self._atoms: dict[str, int] = {}
         self.width = self._x.screen().width_in_pixels
         self.height = self._x.screen().height_in_pixels
+        self._last = (b"", b"")  # the last screenshot's pixels and PNG
         self._cursor = self._x.has_extension("XFIXES")
         if self._cursor:
             self._x.xfixes_query_version()
@@ -47,9 +48,15 @@ class Screen:
         if image.size != (self.width, self.height):
             raise ScreenGone(f"the display answered with a {image.size} image")
         self._draw_cursor(image)
+        pixels = image.tobytes()
+        if (
+            pixels == self._last[0]
+        ):  # nothing moved since the last one: its PNG (encoding is most of the cost)
+            return self._last[1]
         buffer = io.BytesIO()
         image.save(buffer, "PNG", compress_level=_PNG_LEVEL)
-        return buffer.getvalue()
+        self._last = (pixels, buffer.getvalue())
+        return self._last[1]
 
     def _draw_cursor(self, image: Image.Image) -> None:
         if not self._cursor:

@@ -82,6 +82,7 @@ class Services:
         _private_folder(RUN_DIR, 0o755)
         for name, mode in (("home", 0o700), ("runtime", 0o700), ("logs", 0o755)):
             _private_folder(RUN_DIR / name, mode)
+        self._browser_profile()  # ours from the start, whenever the browser comes
         self._start_display()
         self._start_accessibility_bus()
         self._spawn(
@@ -129,13 +130,7 @@ class Services:
             self.devtools.close()
             self.devtools = None
         started = time.perf_counter()
-        profile = RUN_DIR / "chromium"
-        if not profile.exists():
-            _private_folder(profile, 0o700)
-            # no "Save password?" bubble over the page after a setup's login (the official VM's Chrome has
-            # none either: its profile was set up once by hand)
-            (profile / "Default").mkdir(mode=0o700)
-            (profile / "Default" / "Preferences").write_text(json.dumps(_PREFERENCES))
+        profile = self._browser_profile()
         pipe = BrowserPipe()
         try:
             command, ends = pipe.launch_command([
@@ -156,6 +151,17 @@ class Services:
             raise
         self._wait("browser", self.browser_answers, timeout_s)
         self.timings["browser_s"] = time.perf_counter() - started
+
+    @staticmethod
+    def _browser_profile() -> Path:
+        profile = RUN_DIR / "chromium"
+        if not profile.exists():
+            _private_folder(profile, 0o700)
+            # no "Save password?" bubble over the page after a setup's login (the official VM's Chrome has
+            # none either: its profile was set up once by hand)
+            (profile / "Default").mkdir(mode=0o700)
+            (profile / "Default" / "Preferences").write_text(json.dumps(_PREFERENCES))
+        return profile
 
     def browser_answers(self) -> bool:
         """Whether the browser answers on its pipe (it reads it once it is up: a call made before then is

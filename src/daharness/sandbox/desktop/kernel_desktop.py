@@ -107,5 +107,8 @@ class KernelDesktop:
     def settle_pages(self, wait_s: float, timeout: float) -> bool:
         return bool(self._ask("settle", timeout, wait=wait_s)["settled"])
 
+    def cells_shown(self) -> bool:
+        return bool(self._ask("cells_shown")["shown"])
+
     def trapped_connections(self) -> dict[str, int]:
         return dict(self._ask("trapped")["connections"])

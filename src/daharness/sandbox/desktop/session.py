@@ -47,7 +47,7 @@ DESKTOP_PROCESSES = 96
 class DesktopSession:
     """One desktop's controller, from the host. Started after the sandbox's kernel; stopped with it."""
 
-    def __init__(self, *, browser: bool = True) -> None:
+    def __init__(self, *, browser: bool = False) -> None:  # True: Chromium starts with the desktop
         self.browser = browser
         self.timings: dict[str, float] = {}
         self._lease: UidLease | None = None
