@@ -29,6 +29,7 @@ from .trap import PortTrap
 
 _BROWSER_APPLICATIONS = ("Chromium", "chromium", "Google Chrome")  # its pages come from the browser itself
 _BROWSER_EXIT_S = 10.0
+_BROWSER_WINDOW_S = 10.0  # how long a new browser's window may take to show and take the focus
 
 
 class Controller:
@@ -126,9 +127,21 @@ class Controller:
             # its last window closed (by the agent on the screen, say) but maybe not yet exited: such a browser
             # exits within moments, and only then can it be started again
             self.services.wait_exited("browser", _BROWSER_EXIT_S)
-        if not self.services.alive("browser"):
+        started = not self.services.alive("browser")
+        if started:
             self._start_browser()
-        return {"tab": self._browser().open_url(str(request["url"]), float(request.get("timeout", 30)))}
+        tab = self._browser().open_url(str(request["url"]), float(request.get("timeout", 30)))
+        if started:  # a click that comes before the new browser's window is shown and focused is lost
+            self._wait_for_active_window(str(tab.get("title") or ""), _BROWSER_WINDOW_S)
+        return {"tab": tab}
+
+    def _wait_for_active_window(self, title: str, timeout_s: float) -> bool:
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            if any(w["active"] and title in w["title"] for w in self.screen.windows()):
+                return True
+            time.sleep(0.05)
+        return False
 
     def _start_browser(self) -> None:
         self.services.start_browser()
