@@ -137,6 +137,16 @@ def interference(folder: Path) -> tuple[bool, float, list[str]]:
     return not problems, max(ready, default=float("nan")), problems
 
 
+def print_observation(what: str, box: BwrapSandbox, steps: int) -> None:
+    """The median observation on the screen as it is now, with the issue's target."""
+    times = observation_ms(box, steps)
+    rows = len(box.desktop.observe("a11y_tree").elements)
+    print(
+        f"observation {what}: {times['screenshot_a11y_tree']:.0f} ms (screenshot {times['screenshot']:.0f} ms, "
+        f"a11y tree {times['a11y_tree']:.0f} ms, {rows} rows)  target <= {TARGET_MS} ms"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -171,13 +181,7 @@ def main() -> None:
                 box.desktop.start_program(apps.calc("sales.xlsx"), "calc")
                 wait_for_window(box, "sales.xlsx", 300)
                 time.sleep(5)  # let it finish laying out its window (the measure is of a settled screen)
-                calc = observation_ms(box, options.steps)
-                rows = len(box.desktop.observe("a11y_tree").elements)
-                print(
-                    f"observation with LibreOffice Calc open: {calc['screenshot_a11y_tree']:.0f} ms "
-                    f"(screenshot {calc['screenshot']:.0f} ms, a11y tree {calc['a11y_tree']:.0f} ms, {rows} rows)  "
-                    f"target <= {TARGET_MS} ms"
-                )
+                print_observation("with LibreOffice Calc open", box, options.steps)
             peak = box.resource_usage().get("memory_peak_mb")
             what = "kernel, desktop, Chromium with a page, page server" + (", Calc" if options.calc else "")
             target = TARGET_CALC_MB if options.calc else 1024
@@ -190,13 +194,7 @@ def main() -> None:
             try:
                 print(f"  ({open_jupyterlab(box, box.workdir)})")
                 settled(box)  # its shell draws its panels for a while after its page loaded
-                page = observation_ms(box, options.steps)
-                rows = len(box.desktop.observe("a11y_tree").elements)
-                print(
-                    f"observation of a JupyterLab page: {page['screenshot_a11y_tree']:.0f} ms (screenshot "
-                    f"{page['screenshot']:.0f} ms, a11y tree {page['a11y_tree']:.0f} ms, {rows} rows)  "
-                    f"target <= {TARGET_MS} ms"
-                )
+                print_observation("of a JupyterLab page", box, options.steps)
             finally:
                 box.close()
         ok, both_s, problems = interference(folder)
