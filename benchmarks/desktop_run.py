@@ -167,7 +167,7 @@ def phase_timers() -> Iterator[None]:
     try:
         yield
     finally:
-        for owner, attribute, original in saved:
+        for owner, attribute, original in reversed(saved):  # close and interrupt are wrapped twice
             setattr(owner, attribute, original)
 
 
@@ -215,6 +215,8 @@ def main() -> None:
     parser.add_argument("--no-phases", action="store_true", help="skip the timed sample")
     parser.add_argument("--only-phases", action="store_true", help="only the timed sample")
     options = parser.parse_args()
+    if options.samples < 1 or options.jobs < 1:
+        parser.error("--samples and --jobs must be at least 1")
     if shutil.which("daharness") is None:
         sys.exit("daharness is not on PATH (put the venv's bin first)")
     print(f"machine: {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}")

@@ -18,6 +18,7 @@ folder, which other daharness processes on the machine respect too).
 
 from __future__ import annotations
 
+import dataclasses
 import fcntl
 import hashlib
 import json
@@ -83,12 +84,13 @@ def sandbox_additions(task: Task, base: SandboxAdditions) -> SandboxAdditions:
             settings.snowflake.connect_arguments()
         )
         env["SNOWFLAKE_HOME"] = f"{CONFIG_DIR}/snowflake"
-    return SandboxAdditions(
-        env=env, path_dirs=(STANDINS, *base.path_dirs), home_is_workdir=base.home_is_workdir,
-        read_only_dirs=(*base.read_only_dirs, proxy.folder), files={**base.files, **files},
-        user_name=base.user_name, run_dirs=base.run_dirs, state_dir=base.state_dir, links=base.links,
-        extra_processes=base.extra_processes, step_timeout_s=base.step_timeout_s,
-    )  # fmt: skip
+    return dataclasses.replace(
+        base,
+        env=env,
+        path_dirs=(STANDINS, *base.path_dirs),
+        read_only_dirs=(*base.read_only_dirs, proxy.folder),
+        files={**base.files, **files},
+    )
 
 
 def _connections_toml(arguments: dict[str, Any]) -> str:

@@ -161,46 +161,35 @@ def _names(value: Any) -> list[str]:
     return [value] if isinstance(value, str) else list(value)
 
 
+def _targets(cursor: Any, given: Any, listing: str, column: int, keep: tuple[str, ...]) -> list[str]:
+    """The names an action gives (a name or a list), or when it gives none every one `listing` shows (in
+    its `column`) but those in `keep`."""
+    if given is not None:
+        return _names(given)
+    return [row[column] for row in cursor.execute(listing).fetchall() if row[column] not in keep]
+
+
 def _delete_users(connection: Any, action: dict[str, Any]) -> None:
+    given = action.get("username")
     with connection.cursor() as cursor:
-        if action.get("username") is not None:
-            names = _names(action["username"])
-        else:
-            current = cursor.execute("SELECT CURRENT_USER()").fetchone()[0]
-            names = [
-                row[0]
-                for row in cursor.execute("SHOW USERS").fetchall()
-                if row[0] not in ("SNOWFLAKE", current)
-            ]
-        for name in names:
+        keep: tuple[str, ...] = ()
+        if given is None:
+            keep = ("SNOWFLAKE", cursor.execute("SELECT CURRENT_USER()").fetchone()[0])
+        for name in _targets(cursor, given, "SHOW USERS", 0, keep):
             cursor.execute(f"DROP USER IF EXISTS {name}")
 
 
 def _delete_databases(connection: Any, action: dict[str, Any]) -> None:
     with connection.cursor() as cursor:
-        if action.get("database") is not None:
-            names = _names(action["database"])
-        else:
-            names = [
-                row[1]
-                for row in cursor.execute("SHOW DATABASES").fetchall()
-                if row[1] not in PRESERVED_DATABASES
-            ]
-        for name in names:
+        listed = _targets(cursor, action.get("database"), "SHOW DATABASES", 1, PRESERVED_DATABASES)
+        for name in listed:
             cursor.execute(f"DROP DATABASE IF EXISTS {name} CASCADE")
 
 
 def _delete_warehouses(connection: Any, action: dict[str, Any]) -> None:
     with connection.cursor() as cursor:
-        if action.get("warehouse") is not None:
-            names = _names(action["warehouse"])
-        else:
-            names = [
-                row[0]
-                for row in cursor.execute("SHOW WAREHOUSES").fetchall()
-                if row[0] not in PRESERVED_WAREHOUSES
-            ]
-        for name in names:
+        listed = _targets(cursor, action.get("warehouse"), "SHOW WAREHOUSES", 0, PRESERVED_WAREHOUSES)
+        for name in listed:
             cursor.execute(f"DROP WAREHOUSE IF EXISTS {name}")
 
 
