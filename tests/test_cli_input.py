@@ -52,6 +52,9 @@ def test_bad_score_input_is_one_line_naming_file_and_line(tmp_path: Path, spoil,
     assert done.stderr.count("\n") == 1 and words in done.stderr and "Traceback" not in done.stderr
 
 
+LIMIT_HELP = "--limit: give N (the first N tasks) or A-B (tasks A to B, counted from 1, both included), e.g. 10 or 10-20"
+
+
 @pytest.mark.parametrize(
     ("option", "value", "words"),
     [
@@ -60,8 +63,8 @@ def test_bad_score_input_is_one_line_naming_file_and_line(tmp_path: Path, spoil,
         ("--cpus", "0", "error: --cpus: must be at least 0.1\n"),
         ("--workspace-files", "0", "error: --workspace-files: must be at least 1\n"),
         ("--temperature", "7", "error: --temperature: must be at most 2\n"),
-        ("--limit", "two", "error: --limit: give N (the first N tasks) or A-B (tasks A to B, counted from 1"),
-        ("--limit", "4-2", "e.g. 10 or 10-20, not '4-2'\n"),
+        ("--limit", "two", f"error: {LIMIT_HELP}, not 'two'\n"),
+        ("--limit", "4-2", f"error: {LIMIT_HELP}, not '4-2'\n"),
     ],
 )
 def test_option_values_out_of_range_are_refused_before_anything_runs(

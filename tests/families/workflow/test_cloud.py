@@ -82,14 +82,14 @@ def _sample(task: Task, agent: object) -> tuple[float, Submission]:
 
 
 def test_release_tasks_without_accounts_are_refused_with_the_reason(release: Path) -> None:
-    for app, count in (("bigquery", 40), ("snowflake", 44)):
+    # the others: Google Drive, and setup files the release does not ship
+    for app, count, others in (("bigquery", 40, 4), ("snowflake", 44, 2)):
         suite = load_suite(f"spider2v:{release / 'examples' / app}")
         assert suite.tasks == [] and len(suite.unsupported) == count
         account = {"bigquery": "BigQuery", "snowflake": "Snowflake"}[app]
-        needing = [why for why in suite.unsupported.values() if f"needs a {account} account" in why]
-        assert len(needing) >= count - 8, (
-            suite.unsupported
-        )  # the others: Drive, Hasura, consoles, absent files
+        rest = [why for why in suite.unsupported.values() if f"needs a {account} account" not in why]
+        assert len(rest) == others, rest
+        assert all("Google Drive account" in why or "is not in the suite folder" in why for why in rest), rest
 
 
 def test_release_tasks_on_the_emulators_supported_or_refused(release: Path, accounts: CloudSettings) -> None:
