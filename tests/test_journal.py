@@ -50,3 +50,13 @@ def test_a_generated_folder_with_broken_or_other_settings_is_refused_with_one_li
     (out / "generation.json").write_text("{cut")
     with pytest.raises(UserError, match=r"generation.json:1: not valid JSON"):
         prepare_generated_suite(out, "generation.json", wanted, "m", {}, manifest)
+
+
+def test_a_generated_suite_out_that_is_a_file_is_refused_with_one_line(tmp_path: Path) -> None:
+    from daharness.core.generated_suite import prepare_generated_suite
+
+    out = tmp_path / "suite.jsonl"
+    out.write_text("{}\n")
+    with pytest.raises(UserError, match=r"suite.jsonl: not a folder; choose another --out"):
+        prepare_generated_suite(out, "generation.json", {}, "m", {}, {"family": "closed-form"})
+    assert out.read_text() == "{}\n"

@@ -130,3 +130,25 @@ def test_a_replay_of_another_suites_run_is_refused_before_the_first_sample(tmp_p
     assert [
         json.loads(line)["score"]["value"] for line in (tmp_path / "replay" / "samples.jsonl").open()
     ] == [1.0]
+
+
+@pytest.mark.parametrize(
+    ("run_json", "said"),
+    [
+        ("[1]", "run.json: expected a JSON object"),
+        ("{cut", "run.json:1: not valid JSON"),
+        ('{"suite": 3}', "run.json: field 'suite': Input should be a valid dictionary"),
+    ],
+)
+def test_a_replay_source_with_a_broken_run_json_is_one_line(tmp_path: Path, run_json: str, said: str) -> None:
+    from daharness.agents.replay import ReplayAgent
+    from daharness.core.errors import UserError
+
+    source = tmp_path / "source"
+    (source / "trajectories").mkdir(parents=True)
+    (source / "run.json").write_text(run_json)
+    with pytest.raises(UserError) as raised:
+        ReplayAgent(source).check_run(None, [])  # type: ignore[arg-type]  # refused before the suite is read
+    message = str(raised.value)
+    assert message.startswith(f"--replay-from {source}: {source}/")
+    assert said in message and "\n" not in message and "pydantic" not in message

@@ -16,7 +16,8 @@ from pydantic import Field, ValidationError, field_validator
 from daharness.agents.options import AgentSettings
 from daharness.core.agent import AgentOptions
 from daharness.core.backend import SandboxBackend
-from daharness.core.errors import InfrastructureError, UserError
+from daharness.core.errors import InfrastructureError, UserError, first_problem
+from daharness.core.jsonl import read_json
 from daharness.core.observation import Observation
 from daharness.core.registry import agent
 from daharness.core.runlog import RunSpec, TrajectoryFile, file_safe
@@ -62,9 +63,14 @@ class ReplayAgent:
         if not path.is_file():  # trajectories written by hand, or by another tool: nothing to compare
             return
         try:
-            saved = RunSpec.from_json_dict(json.loads(path.read_text(encoding="utf-8")))
-        except (OSError, ValueError) as exc:
-            raise UserError(f"--replay-from {self.source}: {path.name} cannot be read ({exc})") from None
+            raw = read_json(path)
+            if not isinstance(raw, dict):
+                raise UserError(f"{path}: expected a JSON object")
+            saved = RunSpec.from_json_dict(raw)
+        except UserError as exc:
+            raise UserError(f"--replay-from {self.source}: {exc}") from None
+        except ValidationError as exc:
+            raise UserError(f"--replay-from {self.source}: {path}: {first_problem(exc)}") from None
         name = saved.suite.get("name")
         if name != suite.name:
             raise UserError(
@@ -78,7 +84,9 @@ class ReplayAgent:
             raise InfrastructureError(f"no saved trajectory for task {task.id} in {self.source}")
         try:
             saved = TrajectoryFile.model_validate(json.loads(path.read_text(encoding="utf-8")))
-        except (ValueError, ValidationError) as exc:
+        except ValidationError as exc:  # before ValueError, its base: one line naming the field
+            raise InfrastructureError(f"{path}: not a readable trajectory ({first_problem(exc)})") from None
+        except ValueError as exc:
             raise InfrastructureError(f"{path}: not a readable trajectory ({exc})") from None
         answers = saved.answers or [saved.answer]
         submission = Submission(answers=list(answers), finished=saved.finished)

@@ -10,6 +10,8 @@ written, and the paper's JSON action space, belong to the sandbox's desktop (`sa
 
 from __future__ import annotations
 
+import base64
+import io
 from collections.abc import Mapping
 from typing import Any, Literal, Protocol, TypedDict
 
@@ -21,6 +23,20 @@ SCREEN_WIDTH = 1920
 SCREEN_HEIGHT = 1080
 ObservationType = Literal["screenshot", "a11y_tree", "screenshot_a11y_tree", "som"]
 OBSERVATION_TYPES: tuple[ObservationType, ...] = ("screenshot", "a11y_tree", "screenshot_a11y_tree", "som")
+
+
+KEPT_WIDTH = SCREEN_WIDTH // 2  # a screenshot kept in a trajectory: enough to read, small
+
+
+def small_jpeg(png: bytes, width: int = KEPT_WIDTH) -> str:
+    """A screenshot as a trajectory keeps it (a note's `screenshot_jpeg`): `width` pixels wide, JPEG, base64."""
+    from PIL import Image  # the desktop extra's: only samples with a desktop come here
+
+    image = Image.open(io.BytesIO(png)).convert("RGB")
+    image = image.resize((width, round(image.height * width / image.width)))
+    buffer = io.BytesIO()
+    image.save(buffer, "JPEG", quality=70)
+    return base64.b64encode(buffer.getvalue()).decode()
 
 
 class DesktopUnavailable(RuntimeError):

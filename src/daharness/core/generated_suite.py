@@ -37,6 +37,8 @@ def prepare_generated_suite(
                 f"{recorded}: this folder was generated with another {changed[0].replace('_', '-')} "
                 f"({was!r}); use a new --out"
             )
+    elif out.exists() and not out.is_dir():
+        raise UserError(f"{out}: not a folder; choose another --out")
     elif out.exists() and any(out.iterdir()):
         raise UserError(f"{out}: not empty and not a generated suite (no {settings_file})")
     (out / "tables").mkdir(parents=True, exist_ok=True)

@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from daharness.core.errors import UserError, first_problem
 from daharness.core.jsonl import read_json
+from daharness.core.runlog import file_safe
 from daharness.runs.rundir import RUN_FILE, write_atomic
 from daharness.runs.runner import RUNS_ROOT
 
@@ -65,7 +66,8 @@ def members(runs: list[tuple[str, str, str | None]]) -> list[SetMember]:
 
 
 def _safe(text: str) -> str:
-    return "".join(c if c.isalnum() or c in "-_." else "_" for c in text).strip(".") or "_"
+    # a folder name of its own: never `.`, `..` or hidden
+    return file_safe(text).strip(".") or "_"
 
 
 def read_set(folder: Path) -> RunSetFile | None:

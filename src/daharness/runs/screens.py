@@ -5,15 +5,12 @@ left (before the checks), kept in its trajectory as notes with a small JPEG. Wha
 
 from __future__ import annotations
 
-import base64
-import io
-
 from daharness.core.backend import SandboxBackend
+from daharness.core.desktop import small_jpeg
 from daharness.core.submission import Note, Submission
 
 AFTER_SETUP = "screen after the setup"
 BEFORE_CHECKS = "screen the agent left, before the checks"
-KEPT_WIDTH = 960  # half the screen: enough to read, small in the trajectory
 
 
 def screen_note(box: SandboxBackend, text: str) -> Note | None:
@@ -23,7 +20,7 @@ def screen_note(box: SandboxBackend, text: str) -> Note | None:
         return None
     try:
         view = box.desktop.observe("screenshot")
-        return Note(text=text, data={"screenshot_jpeg": _jpeg(view.image)}) if view.image else None
+        return Note(text=text, data={"screenshot_jpeg": small_jpeg(view.image)}) if view.image else None
     except Exception as exc:  # the desktop stopped answering: the checks say what it means
         return Note(text=f"{text}: no screenshot ({type(exc).__name__}: {exc})")
 
@@ -32,13 +29,3 @@ def keep_screens(submission: Submission, first: Note | None, last: Note | None) 
     """The first screen before the agent's events, the last one after them."""
     submission.trajectory[:0] = [first] if first else []
     submission.trajectory += [last] if last else []
-
-
-def _jpeg(png: bytes) -> str:
-    from PIL import Image  # the desktop extra's: only samples with a desktop come here
-
-    picture = Image.open(io.BytesIO(png)).convert("RGB")
-    picture.thumbnail((KEPT_WIDTH, KEPT_WIDTH))
-    out = io.BytesIO()
-    picture.save(out, "JPEG", quality=70)
-    return base64.b64encode(out.getvalue()).decode()

@@ -17,7 +17,6 @@ run is kept in the evidence (`LAST_ACTION`) for the release's FAIL rule (`scorer
 from __future__ import annotations
 
 import base64
-import io
 import math
 import time
 from typing import Any, Literal
@@ -29,7 +28,14 @@ from daharness.agents.llm import ModelAgent, StopSample
 from daharness.agents.options import AgentSettings
 from daharness.core.agent import AgentOptions
 from daharness.core.backend import SandboxBackend
-from daharness.core.desktop import SCREEN_HEIGHT, SCREEN_WIDTH, Desktop, DesktopView, ObservationType
+from daharness.core.desktop import (
+    SCREEN_HEIGHT,
+    SCREEN_WIDTH,
+    Desktop,
+    DesktopView,
+    ObservationType,
+    small_jpeg,
+)
 from daharness.core.errors import UserError
 from daharness.core.observation import Observation
 from daharness.core.registry import agent
@@ -54,7 +60,6 @@ from daharness.models import ModelClient, ModelSettings
 # run_spider2v_agent.py's defaults, sent unless the run sets its own
 SAMPLING = {"temperature": 0.5, "top_p": 0.9, "max_tokens": 1500}
 PAUSE_S = 0.5  # --sleep_after_execution: after each action, before the screen is read again
-TRAJECTORY_IMAGE_WIDTH = 960  # the step note's screenshot: half the screen, JPEG
 
 
 class DesktopOptions(AgentOptions):
@@ -305,13 +310,3 @@ def step_note(step: int, view: DesktopView) -> Note:
     if view.table is not None:
         data["a11y_tree"] = view.table
     return Note(text=f"screen at step {step}", data=data)
-
-
-def small_jpeg(png: bytes, width: int = TRAJECTORY_IMAGE_WIDTH) -> str:
-    from PIL import Image
-
-    image = Image.open(io.BytesIO(png)).convert("RGB")
-    image = image.resize((width, round(image.height * width / image.width)))
-    buffer = io.BytesIO()
-    image.save(buffer, "JPEG", quality=70)
-    return base64.b64encode(buffer.getvalue()).decode()
